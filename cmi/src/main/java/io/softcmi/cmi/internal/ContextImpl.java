@@ -1,0 +1,653 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.AttachFlag;
+import io.softcmi.cmi.CmiAddress;
+import io.softcmi.cmi.CmiCapability;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiEvent;
+import io.softcmi.cmi.CmiInfo;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.EventReturn;
+import io.softcmi.cmi.ExportAttr;
+import io.softcmi.cmi.FlushEpoch;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.Reservation;
+import io.softcmi.cmi.SegFlag;
+import io.softcmi.cmi.SegInfo;
+import io.softcmi.cmi.SegRange;
+import io.softcmi.cmi.SegState;
+import io.softcmi.cmi.SegStatus;
+import io.softcmi.cmi.TraceFacility;
+import io.softcmi.cmi.TraceLevel;
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.ControlMessage.Attached;
+import io.softcmi.wire.ControlMessage.LongValue;
+import io.softcmi.wire.ControlMessage.Ok;
+import io.softcmi.wire.ControlMessage.SegmentReply;
+import io.softcmi.wire.SegmentDescriptor;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A CMI context ({@code cmi_ctxt}): one process's session with its node. Control calls go to the
+ * node over {@link NodeChannel}; loads and stores of local segments go straight to the mapping.
+ *
+ * <p>Thread association ({@code ini_th}/{@code fini}) is per thread and checked on every call;
+ * when the last associated thread calls {@code fini}, the context ends: its mappings are unmapped
+ * and its connection closed, which the node treats exactly like the process exiting.
+ */
+final class ContextImpl implements CmiContext {
+    private static final Set<CmiCapability> CAPABILITIES = Set.copyOf(EnumSet.of(
+        CmiCapability.EXTENSIBLE_SEGMENTS, CmiCapability.NODE_SPECIFIC_TOKEN, CmiCapability.WRITE_THROUGH,
+        CmiCapability.MIXED_CONSISTENCY));
+
+    private final NodeChannel channel;
+    private final CmiVersion version;
+    private final long sessionId;
+    private final NodeAddress nodeAddress;
+    private final Tracer tracer;
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final Map<LocalMapping, Boolean> mappings = new ConcurrentHashMap<>();
+    private final Map<Long, SegmentImpl> knownSegments = new ConcurrentHashMap<>();
+    private final EventQueue events = new EventQueue();
+    private final Object lifecycle = new Object();
+    /** The last thread that passed the association check; a cache for the data-path calls. */
+    private Thread lastCheckedThread;
+    private volatile boolean clientConsist;
+    private volatile Duration reconfTimeout = Duration.ofSeconds(10);
+    private volatile boolean closed;
+
+    ContextImpl(NodeChannel channel, CmiVersion version, ControlMessage.HelloReply hello, Tracer tracer) {
+        this.channel = channel;
+        this.version = version;
+        this.sessionId = hello.sessionId();
+        this.nodeAddress = HandleCodec.nodeAddress(hello.nodeAddress());
+        this.tracer = tracer;
+    }
+
+    void start() {
+        channel.start(this::onNotice, this::onConnectionClosed);
+    }
+
+    // ---- thread association ----
+
+    void bind(ThreadState ts) {
+        threads.add(Thread.currentThread());
+        ts.context = this;
+    }
+
+    /** Checks the calling thread for a control call and clears its last error. */
+    private ThreadState enter(TraceFacility facility, String call) {
+        ThreadState ts = ThreadState.current();
+        if (ts.context != this) {
+            throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context (" + call + ")");
+        }
+        if (closed) {
+            throw Errors.fail(CmiError.INVAL, "context is finalized (" + call + ")");
+        }
+        ts.lastError = null;
+        tracer.trace(facility, TraceLevel.DEBUG, call);
+        return ts;
+    }
+
+    /** The association check for data-path calls ({@code atm_cas}, barriers): no ThreadLocal when cached. */
+    private void checkThreadFast() {
+        Thread t = Thread.currentThread();
+        if (t != lastCheckedThread) {
+            ThreadState ts = ThreadState.current();
+            if (ts.context != this) {
+                throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context");
+            }
+            lastCheckedThread = t;
+        }
+    }
+
+    @Override
+    public void iniTh() {
+        ThreadState ts = ThreadState.current();
+        if (ts.context != null) {
+            throw Errors.fail(CmiError.BOUND, "calling thread is already associated with a context");
+        }
+        synchronized (lifecycle) {
+            if (closed) {
+                throw Errors.fail(CmiError.INVAL, "context is finalized");
+            }
+            bind(ts);
+        }
+        ts.lastError = null;
+        tracer.trace(TraceFacility.INI, TraceLevel.INFO, "ini_th " + Thread.currentThread().getName());
+    }
+
+    @Override
+    public void fini() {
+        ThreadState ts = ThreadState.current();
+        if (ts.context != this) {
+            throw Errors.fail(ts.context == null ? CmiError.INIT : CmiError.INVAL,
+                "calling thread is not associated with this context (fini)");
+        }
+        Thread me = Thread.currentThread();
+        if (lastCheckedThread == me) {
+            lastCheckedThread = null;
+        }
+        ts.context = null;
+        ts.enabled = false;
+        ts.epoch = null;
+        ts.lastError = null;
+        tracer.trace(TraceFacility.INI, TraceLevel.INFO, "fini " + me.getName());
+        synchronized (lifecycle) {
+            threads.remove(me);
+            if (threads.isEmpty()) {
+                end();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        fini();
+    }
+
+    /** Ends the context: unmaps everything and closes the session (the node applies lifetime rules). */
+    private void end() {
+        closed = true;
+        for (LocalMapping m : mappings.keySet()) {
+            closeArena(m);
+        }
+        mappings.clear();
+        channel.close();
+        CmiRuntime.contextEnded(this);
+    }
+
+    private void onConnectionClosed() {
+        if (!closed) {
+            tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "connection to the CMI node was lost");
+        }
+    }
+
+    private void onNotice(ControlMessage notice) {
+        switch (notice) {
+            case ControlMessage.EventNotice n -> {
+                try {
+                    CmiEvent e = EventQueue.fromNotice(n, this::segmentForEvent);
+                    tracer.trace(TraceFacility.EVT, TraceLevel.INFO, "event " + e.type().specName());
+                    events.add(e);
+                } catch (RuntimeException e) {
+                    tracer.trace(TraceFacility.EVT, TraceLevel.ERROR, "dropped malformed event: " + e.getMessage());
+                }
+            }
+            case ControlMessage.NodeShutdown s ->
+                tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
+            default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
+        }
+    }
+
+    private CmiSegment segmentForEvent(long id) {
+        SegmentImpl s = knownSegments.get(id);
+        if (s != null) {
+            return s;
+        }
+        return new SegmentImpl(new SegmentDescriptor(id, 0, 0, 0, "", 0, 0, 0, 0, 0, false, false), nodeAddress);
+    }
+
+    // ---- context attributes ----
+
+    @Override public CmiVersion version() { return version; }
+    @Override public int vendorId() { return CmiRuntime.VENDOR_ID; }
+    @Override public int deviceId() { return CmiRuntime.DEVICE_ID; }
+    @Override public NodeAddress nodeAddress() { return nodeAddress; }
+    @Override public Set<CmiCapability> capabilities() { return CAPABILITIES; }
+
+    long sessionId() {
+        return sessionId;
+    }
+
+    // ---- segments ----
+
+    private SegmentImpl remember(SegmentDescriptor d) {
+        SegmentImpl s = new SegmentImpl(d, nodeAddress);
+        knownSegments.putIfAbsent(s.id(), s);
+        return knownSegments.get(s.id());
+    }
+
+    /** Resolves a handle given by the caller to one of this node's segments. */
+    private SegmentImpl own(CmiSegment seg) {
+        if (seg instanceof SegmentImpl s && s.home().equals(nodeAddress)) {
+            return s;
+        }
+        throw Errors.fail(CmiError.INVAL, "not a segment of this node: " + seg);
+    }
+
+    @Override
+    public CmiSegment segGet(long size, Set<SegFlag> flags) {
+        enter(TraceFacility.SEG, "seg_get " + size + " " + flags);
+        Errors.checkNotNull(flags, "flags");
+        EnumSet<SegFlag> f = flags.isEmpty() ? EnumSet.noneOf(SegFlag.class) : EnumSet.copyOf(flags);
+        if (f.contains(SegFlag.CLIENT_CONSIST) && f.contains(SegFlag.CLIENT_INCONSIST)) {
+            throw Errors.fail(CmiError.INVAL, "CMI_SEG_CLIENT_CONSIST and CMI_SEG_CLIENT_INCONSIST exclude each other");
+        }
+        if (!f.contains(SegFlag.CLIENT_INCONSIST) && (clientConsist || f.contains(SegFlag.CLIENT_CONSIST))) {
+            f.add(SegFlag.CLIENT_CONSIST);
+        } else {
+            f.add(SegFlag.CLIENT_INCONSIST);
+        }
+        SegmentReply r = channel.call(new ControlMessage.SegGet(size, FlagBits.toBits(f)), SegmentReply.class);
+        return remember(r.segment());
+    }
+
+    @Override
+    public CmiSegment segFromId(long id) {
+        enter(TraceFacility.SEG, "seg_from_id " + id);
+        return remember(channel.call(new ControlMessage.SegLookup(id), SegmentReply.class).segment());
+    }
+
+    @Override
+    public CmiMapping segAt(CmiSegment seg, Set<AttachFlag> flags) {
+        enter(TraceFacility.SEG, "seg_at " + seg + " " + flags);
+        SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        boolean readOnly = Errors.checkNotNull(flags, "flags").contains(AttachFlag.READ);
+        Attached a = channel.call(new ControlMessage.SegAttach(s.id(), readOnly), Attached.class);
+        LocalMapping m;
+        try {
+            m = SegmentMapper.map(this, s, a.attachId(), a.segment(), readOnly);
+        } catch (RuntimeException e) {
+            channel.call(new ControlMessage.SegDetach(a.attachId()), Ok.class);
+            throw e;
+        }
+        mappings.put(m, Boolean.TRUE);
+        return m;
+    }
+
+    @Override
+    public void segDt(CmiMapping mapping) {
+        enter(TraceFacility.SEG, "seg_dt " + mapping);
+        if (!(mapping instanceof LocalMapping m) || m.context != this || mappings.remove(m) == null) {
+            throw Errors.fail(CmiError.INVAL, "not an attached mapping of this context: " + mapping);
+        }
+        closeArena(m);
+        channel.call(new ControlMessage.SegDetach(m.attachId), Ok.class);
+    }
+
+    private static void closeArena(LocalMapping m) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                if (m.arena.scope().isAlive()) {
+                    m.arena.close();
+                }
+                return;
+            } catch (IllegalStateException busy) {
+                // Another thread is inside an access right now; the spec makes that the
+                // caller's bug, but unmapping must still happen.
+                if (attempt > 1000) {
+                    throw busy;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    @Override
+    public RemoteSegmentHandle segExp(CmiSegment seg, Set<ExportAttr> attrs) {
+        enter(TraceFacility.SEG, "seg_exp " + seg + " " + attrs);
+        SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        int bits = FlagBits.toBits(Errors.checkNotNull(attrs, "attributes"));
+        byte[] handle = channel.call(new ControlMessage.SegExport(s.id(), bits), ControlMessage.BytesValue.class).value();
+        return HandleCodec.remoteSegmentHandle(handle);
+    }
+
+    @Override
+    public void rsegDel(RemoteSegmentHandle rseg) {
+        enter(TraceFacility.SEG, "rseg_del");
+        if (!(Errors.checkNotNull(rseg, "remote segment handle") instanceof RemoteSegmentHandleImpl h)) {
+            throw Errors.fail(CmiError.INVAL, "not a remote segment handle of this library");
+        }
+        channel.call(new ControlMessage.RsegDelete(h.toBytes()), Ok.class);
+    }
+
+    @Override
+    public CmiSegment segImp(RemoteSegmentHandle rseg) {
+        enter(TraceFacility.SEG, "seg_imp");
+        Errors.checkNotNull(rseg, "remote segment handle");
+        throw notYet("seg_imp");
+    }
+
+    @Override
+    public void segRemove(CmiSegment seg) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RM) " + seg);
+        channel.call(new ControlMessage.SegRemove(own(Errors.checkNotNull(seg, "segment")).id()), Ok.class);
+    }
+
+    @Override
+    public void segSetToken(CmiSegment imported, CmiToken token) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_TOKEN) " + imported);
+        SegmentImpl s = own(Errors.checkNotNull(imported, "segment"));
+        Errors.checkNotNull(token, "token");
+        if (!s.imported()) {
+            throw Errors.fail(CmiError.INVAL, "CMI_SEG_TOKEN applies to imported segments only: " + s);
+        }
+        throw notYet("seg_ctl(CMI_SEG_TOKEN)");
+    }
+
+    @Override
+    public SegStatus segStatus(CmiSegment seg) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS) " + seg);
+        SegmentDescriptor d = channel.call(new ControlMessage.SegLookup(own(Errors.checkNotNull(seg, "segment")).id()),
+            SegmentReply.class).segment();
+        return new SegStatus(d.id(), d.size(), d.brk(), FlagBits.fromBits(d.flags(), SegFlag.class),
+            SegState.values()[Math.min(d.state(), SegState.values().length - 1)], d.attachCount(), d.creatorPid(),
+            d.exported(), d.imported(), nodeAddress);
+    }
+
+    @Override
+    public Optional<SegRange> segCheck(CmiSegment seg, long offset, long length) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_CHECK) " + seg);
+        ControlMessage.RangeReply r = channel.call(
+            new ControlMessage.SegRecovery(own(Errors.checkNotNull(seg, "segment")).id(), offset, length, false),
+            ControlMessage.RangeReply.class);
+        return r.found() ? Optional.of(new SegRange(r.offset(), r.size())) : Optional.empty();
+    }
+
+    @Override
+    public void segRecover(CmiSegment seg, long offset, long length) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RECO) " + seg);
+        channel.call(new ControlMessage.SegRecovery(own(Errors.checkNotNull(seg, "segment")).id(), offset, length, true),
+            Ok.class);
+    }
+
+    @Override
+    public void segBreak(CmiSegment seg, long breakSize) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_BRK) " + seg + " " + breakSize);
+        channel.call(new ControlMessage.SegBreak(own(Errors.checkNotNull(seg, "segment")).id(), breakSize), Ok.class);
+    }
+
+    @Override
+    public SegInfo segInfo(CmiSegment seg) {
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_INFO) " + seg);
+        SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        SegmentDescriptor d = channel.call(new ControlMessage.SegLookup(s.id()), SegmentReply.class).segment();
+        Set<SegFlag> flags = FlagBits.fromBits(d.flags(), SegFlag.class);
+        long align = flags.contains(SegFlag.LARGE_PAGES) ? CmiRuntime.LARGE_PAGE : CmiRuntime.PAGE;
+        return new SegInfo(align, d.size(), flags, CmiRuntime.PAGE, CmiRuntime.PAGE);
+    }
+
+    // ---- tokens (remote access: see the cross-node capability) ----
+
+    @Override
+    public CmiToken tokNew(CmiSegment seg, NodeAddress node, Set<Access> access) {
+        enter(TraceFacility.TOK, "tok_new " + seg);
+        own(Errors.checkNotNull(seg, "segment"));
+        Errors.checkNotNull(node, "node address");
+        Errors.checkNotNull(access, "access");
+        throw notYet("tok_new");
+    }
+
+    @Override
+    public CmiToken tokNewRange(CmiSegment seg, long offset, long size, NodeAddress node, Set<Access> access) {
+        enter(TraceFacility.TOK, "tok_newva " + seg);
+        if (version.minor() < 1) {
+            throw Errors.fail(CmiError.NOTSUPP, "tok_newva needs CMI API 1.1; this context negotiated " + version);
+        }
+        own(Errors.checkNotNull(seg, "segment"));
+        throw notYet("tok_newva");
+    }
+
+    @Override
+    public void tokDel(CmiToken token) {
+        enter(TraceFacility.TOK, "tok_del");
+        Errors.checkNotNull(token, "token");
+        throw notYet("tok_del");
+    }
+
+    private static RuntimeException notYet(String call) {
+        return Errors.fail(CmiError.NOTSUPP, call + " is not available yet: remote access is not implemented");
+    }
+
+    // ---- attributes ----
+
+    @Override
+    public long attrRsegSize(CmiSegment seg) {
+        enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_RSEG_SIZE)");
+        SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        return new RemoteSegmentHandleImpl((NodeAddressImpl) nodeAddress, s.id(), 1, 1, s.size(), 0, false)
+            .toBytes().length;
+    }
+
+    @Override
+    public long attrTokenSize(CmiSegment seg) {
+        enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_TOKEN_SIZE)");
+        own(Errors.checkNotNull(seg, "segment"));
+        return HandleCodec.tokenSize();
+    }
+
+    @Override
+    public long attrNodeAddrSize() {
+        enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_NODEADDR_SIZE)");
+        return nodeAddress.toBytes().length;
+    }
+
+    // ---- cmi_ctl ----
+
+    @Override
+    public CmiInfo ctlInfo() {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_INFO)");
+        long[] v = channel.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class).values();
+        if (v.length < 16) {
+            throw Errors.fail(CmiError.INVAL, "node sent " + v.length + " info fields");
+        }
+        return new CmiInfo(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13],
+            v[14], v[15]);
+    }
+
+    @Override
+    public void ctlCacheRsegSet(CmiSegment segOrAll, long bytes) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CACHE_RSEG_SET)");
+        Errors.checkNotNegative(bytes, "cache size");
+        long id = Errors.checkNotNull(segOrAll, "segment") == CmiSegment.ALL ? -1 : own(segOrAll).id();
+        channel.call(new ControlMessage.CacheRsegSet(id, bytes), Ok.class);
+    }
+
+    @Override
+    public long ctlCacheRsegGet(CmiSegment seg) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CACHE_RSEG_GET)");
+        if (Errors.checkNotNull(seg, "segment") == CmiSegment.ALL) {
+            throw Errors.fail(CmiError.INVAL, "CMI_SEG_ALL cannot be used to query the cache size");
+        }
+        return channel.call(new ControlMessage.CacheRsegGet(own(seg).id()), LongValue.class).value();
+    }
+
+    @Override
+    public void ctlReconfTimeout(Duration timeout) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_RECONF_TOUT)");
+        if (Errors.checkNotNull(timeout, "timeout").isNegative() || timeout.isZero()) {
+            throw Errors.fail(CmiError.INVAL, "reconfiguration timeout must be positive: " + timeout);
+        }
+        reconfTimeout = timeout;
+    }
+
+    Duration reconfTimeout() {
+        return reconfTimeout;
+    }
+
+    @Override
+    public void ctlClientConsist() {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CLIENT_CONSIST)");
+        clientConsist = true;
+    }
+
+    @Override
+    public void ctlNodeCmapGet(long requestId) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_CMAP_GET) " + requestId);
+        if (requestId == 0) {
+            throw Errors.fail(CmiError.INVAL, "request id 0 is reserved for unsolicited connectivity maps");
+        }
+        channel.call(new ControlMessage.CmapGet(requestId), Ok.class);
+    }
+
+    @Override
+    public Reservation ctlMemReserve(long bytes) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE) " + bytes);
+        Errors.checkNotNegative(bytes, "reservation size");
+        ControlMessage.ReservationReply r = channel.call(new ControlMessage.MemReserve(bytes),
+            ControlMessage.ReservationReply.class);
+        return new Reservation(r.key(), r.reserved(), r.allocated());
+    }
+
+    @Override
+    public void ctlMemReserveDel() {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_DEL)");
+        channel.call(new ControlMessage.MemReserveDelete(), Ok.class);
+    }
+
+    @Override
+    public void ctlMemReserveSet(long key) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_SET) " + key);
+        channel.call(new ControlMessage.MemReserveSet(key), Ok.class);
+    }
+
+    @Override
+    public int[] ctlNodeAddrCmp(NodeAddress node, List<NodeAddress> candidates) {
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_ADDR_CMP)");
+        if (!(Errors.checkNotNull(node, "node address") instanceof NodeAddressImpl)) {
+            throw Errors.fail(CmiError.INVAL, "not a node address of this library: " + node);
+        }
+        Errors.checkNotNull(candidates, "candidates");
+        int[] matches = new int[candidates.size()];
+        int n = 0;
+        for (int i = 0; i < candidates.size(); i++) {
+            NodeAddress c = candidates.get(i);
+            if (!(c instanceof NodeAddressImpl)) {
+                throw Errors.fail(CmiError.INVAL, "candidate " + i + " is not a node address: " + c);
+            }
+            if (c.equals(node)) {
+                matches[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(matches, n);
+    }
+
+    // ---- memory operations ----
+
+    @Override
+    public void enable(boolean on) {
+        ThreadState ts = enter(TraceFacility.MEM, "cmi_enb " + on);
+        ts.enabled = on;
+    }
+
+    @Override
+    public long atmCas(CmiMapping m, long offset, long cmpval, long swpval) {
+        checkThreadFast();
+        if (m instanceof LocalMapping lm && lm.context == this) {
+            return lm.cas(offset, cmpval, swpval);
+        }
+        throw Errors.fail(CmiError.INVAL, "not a mapping of this context: " + m);
+    }
+
+    @Override
+    public void cflush(List<CmiAddress> addresses) {
+        enter(TraceFacility.MEM, "cflush");
+        for (CmiAddress a : Errors.checkNotNull(addresses, "addresses")) {
+            if (a == null || !(a.mapping() instanceof LocalMapping m) || m.context != this || !m.attached()
+                    || a.offset() < 0 || a.offset() >= m.size()) {
+                throw Errors.fail(CmiError.INVAL, "not an address in an attached segment of this context: " + a);
+            }
+        }
+        // Local segments are coherent through the mapping: a fence commits the caller's stores.
+        java.lang.invoke.VarHandle.fullFence();
+    }
+
+    @Override
+    public void mb() {
+        checkThreadFast();
+        java.lang.invoke.VarHandle.fullFence();
+    }
+
+    @Override
+    public void rmb() {
+        checkThreadFast();
+        java.lang.invoke.VarHandle.acquireFence();
+    }
+
+    @Override
+    public void wmb() {
+        checkThreadFast();
+        java.lang.invoke.VarHandle.releaseFence();
+    }
+
+    @Override
+    public FlushEpoch openFb() {
+        ThreadState ts = enter(TraceFacility.MEM, "open_fb");
+        if (ts.epoch != null) {
+            throw Errors.fail(CmiError.BOUND, "calling thread already has a flush epoch open");
+        }
+        ts.epoch = new FlushEpochImpl(this, Thread.currentThread());
+        return ts.epoch;
+    }
+
+    private FlushEpochImpl ownEpoch(ThreadState ts, FlushEpoch epoch, String call) {
+        if (!(epoch instanceof FlushEpochImpl e) || e.context != this || !e.open || e != ts.epoch) {
+            throw Errors.fail(CmiError.INVAL, "not the calling thread's open flush epoch (" + call + ")");
+        }
+        return e;
+    }
+
+    @Override
+    public void flushFb(FlushEpoch epoch) {
+        ThreadState ts = enter(TraceFacility.MEM, "flush_fb");
+        ownEpoch(ts, epoch, "flush_fb");
+        java.lang.invoke.VarHandle.fullFence();
+    }
+
+    @Override
+    public void closeFb(FlushEpoch epoch) {
+        ThreadState ts = enter(TraceFacility.MEM, "close_fb");
+        FlushEpochImpl e = ownEpoch(ts, epoch, "close_fb");
+        java.lang.invoke.VarHandle.fullFence();
+        e.open = false;
+        ts.epoch = null;
+    }
+
+    // ---- events ----
+
+    @Override
+    public CmiEvent evtGet() {
+        enter(TraceFacility.EVT, "evt_get");
+        return events.poll();
+    }
+
+    @Override
+    public CmiEvent evtGet(Duration timeout) {
+        enter(TraceFacility.EVT, "evt_get(timeout)");
+        Errors.checkNotNull(timeout, "timeout");
+        try {
+            return events.poll(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    @Override
+    public void evtRet(CmiEvent event, EventReturn status) {
+        enter(TraceFacility.EVT, "evt_ret " + status);
+        Errors.checkNotNull(status, "status");
+        events.giveBack(event);
+        if (status == EventReturn.ERROR) {
+            tracer.trace(TraceFacility.EVT, TraceLevel.WARNING, "client failed to handle " + event);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CMI context " + sessionId + " on " + nodeAddress + " (v" + version + ")";
+    }
+}

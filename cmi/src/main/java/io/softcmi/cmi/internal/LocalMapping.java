@@ -1,0 +1,200 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * An attach ({@code seg_at}) of a segment homed on this node: the segment file mapped into this
+ * process. Loads and stores go straight to the shared mapping through FFM; the hardware keeps
+ * it coherent with every other process of the node, so there is nothing else on this path.
+ *
+ * <p>Typed accesses use native byte order and unaligned layouts (x86 and AArch64 do them at
+ * the aligned cost); {@link #cas} needs 8-byte alignment. Accesses after {@code seg_dt} throw
+ * {@link IllegalStateException} (the arena is closed), outside the segment
+ * {@link IndexOutOfBoundsException}, as the binding asks.
+ */
+class LocalMapping implements CmiMapping {
+    static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    private static final VarHandle ATOMIC_LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    final ContextImpl context;
+    final SegmentImpl segment;
+    final long attachId;
+    final Arena arena;
+    final MemorySegment data;
+    final boolean readOnly;
+    final long segmentId;
+
+    LocalMapping(ContextImpl context, SegmentImpl segment, long attachId, Arena arena, MemorySegment data,
+            boolean readOnly) {
+        this.context = context;
+        this.segment = segment;
+        this.attachId = attachId;
+        this.arena = arena;
+        this.data = data;
+        this.readOnly = readOnly;
+        this.segmentId = segment.id();
+    }
+
+    @Override
+    public CmiSegment segment() {
+        return segment;
+    }
+
+    @Override
+    public long size() {
+        return data.byteSize();
+    }
+
+    @Override
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    boolean attached() {
+        return arena.scope().isAlive();
+    }
+
+    final RuntimeException denied(long offset) {
+        return Errors.access(CmiAccessError.PERM, segmentId, offset);
+    }
+
+    @Override
+    public byte getByte(long off) {
+        return data.get(BYTE, off);
+    }
+
+    @Override
+    public void putByte(long off, byte v) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        data.set(BYTE, off, v);
+    }
+
+    @Override
+    public short getShort(long off) {
+        return data.get(SHORT, off);
+    }
+
+    @Override
+    public void putShort(long off, short v) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        data.set(SHORT, off, v);
+    }
+
+    @Override
+    public int getInt(long off) {
+        return data.get(INT, off);
+    }
+
+    @Override
+    public void putInt(long off, int v) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        data.set(INT, off, v);
+    }
+
+    @Override
+    public long getLong(long off) {
+        return data.get(LONG, off);
+    }
+
+    @Override
+    public void putLong(long off, long v) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        data.set(LONG, off, v);
+    }
+
+    @Override
+    public float getFloat(long off) {
+        return data.get(FLOAT, off);
+    }
+
+    @Override
+    public void putFloat(long off, float v) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        data.set(FLOAT, off, v);
+    }
+
+    @Override
+    public double getDouble(long off) {
+        return data.get(DOUBLE, off);
+    }
+
+    @Override
+    public void putDouble(long off, double v) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        data.set(DOUBLE, off, v);
+    }
+
+    @Override
+    public void get(long off, byte[] dst, int dstOff, int len) {
+        MemorySegment.copy(data, BYTE, off, dst, dstOff, len);
+    }
+
+    @Override
+    public void put(long off, byte[] src, int srcOff, int len) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        MemorySegment.copy(src, srcOff, data, BYTE, off, len);
+    }
+
+    @Override
+    public void get(long off, MemorySegment dst) {
+        MemorySegment.copy(data, off, dst, 0, dst.byteSize());
+    }
+
+    @Override
+    public void put(long off, MemorySegment src) {
+        if (readOnly) {
+            throw denied(off);
+        }
+        MemorySegment.copy(src, 0, data, off, src.byteSize());
+    }
+
+    /**
+     * {@code atm_cas} on this mapping: a sequentially consistent compare-and-exchange on the
+     * shared mapping, which is also a full fence (so a store barrier, as the spec asks).
+     *
+     * @param off 8-byte aligned offset
+     * @param cmpval expected value
+     * @param swpval new value
+     * @return the value before
+     */
+    long cas(long off, long cmpval, long swpval) {
+        if ((off & 7) != 0) {
+            throw Errors.fail(CmiError.INVAL, "atm_cas needs an 8-byte aligned address, got offset " + off);
+        }
+        if (readOnly) {
+            throw denied(off);
+        }
+        return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
+    }
+
+    @Override
+    public String toString() {
+        return "mapping of " + segment + (readOnly ? " (read-only)" : "");
+    }
+}

@@ -1,0 +1,49 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiError;
+import io.softcmi.wire.SegmentDescriptor;
+import io.softcmi.wire.SegmentFileLayout;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/** Maps a local segment's file into this process for {@code seg_at}. */
+final class SegmentMapper {
+    private SegmentMapper() {
+    }
+
+    static LocalMapping map(ContextImpl context, SegmentImpl segment, long attachId, SegmentDescriptor d,
+            boolean readOnly) {
+        Arena arena = Arena.ofShared();
+        try (FileChannel file = readOnly
+                ? FileChannel.open(Path.of(d.path()), StandardOpenOption.READ)
+                : FileChannel.open(Path.of(d.path()), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long length = d.dataOffset() + d.size();
+            if (file.size() < length) {
+                throw Errors.fail(CmiError.INVAL, "segment file " + d.path() + " is shorter than the segment");
+            }
+            MemorySegment whole = file.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE,
+                0, length, arena);
+            if (whole.get(ValueLayout.JAVA_LONG, SegmentFileLayout.MAGIC_OFFSET) != SegmentFileLayout.MAGIC
+                    || whole.get(ValueLayout.JAVA_LONG, SegmentFileLayout.ID_OFFSET) != d.id()) {
+                throw Errors.fail(CmiError.INVAL, "segment file " + d.path() + " does not hold segment " + d.id());
+            }
+            MemorySegment data = whole.asSlice(d.dataOffset(), d.size());
+            if (segment.extensible()) {
+                return new ExtensibleLocalMapping(context, segment, attachId, arena,
+                    whole.asSlice(0, SegmentFileLayout.HEADER_SIZE), data, readOnly);
+            }
+            return new LocalMapping(context, segment, attachId, arena, data, readOnly);
+        } catch (IOException e) {
+            arena.close();
+            throw Errors.fail(CmiError.NOMEM, "cannot map segment " + d.id() + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+}

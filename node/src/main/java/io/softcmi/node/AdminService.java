@@ -1,0 +1,82 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.SegFlag;
+import io.softcmi.cmi.internal.FlagBits;
+import io.softcmi.wire.ControlMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The tables {@code cmiadm} lists: nodes, contexts, segments, exports, imports, tokens,
+ * reservations. Ids only, never secrets. Called under the engine's lock.
+ */
+final class AdminService {
+    private final NodeState state;
+
+    AdminService(NodeState state) {
+        this.state = state;
+    }
+
+    ControlMessage list(String table) {
+        List<List<String>> rows = new ArrayList<>();
+        return switch (table.toLowerCase(Locale.ROOT)) {
+            case "nodes" -> {
+                rows.add(List.of(state.config.name(), state.address.toString(), "self", "up"));
+                yield new ControlMessage.Table(List.of("NAME", "ADDRESS", "ROLE", "STATE"), rows);
+            }
+            case "contexts" -> {
+                for (Session s : state.sessions.values()) {
+                    rows.add(List.of(str(s.id), str(s.pid), s.user, s.processName.strip(), str(s.created.size()),
+                        str(s.attachments.size()), s.reservation == null ? "-" : str(s.reservation.key),
+                        s.started.toString()));
+                }
+                yield new ControlMessage.Table(List.of("CONTEXT", "PID", "USER", "PROCESS", "SEGMENTS", "ATTACHES",
+                    "RESERVATION", "STARTED"), rows);
+            }
+            case "segments" -> {
+                for (Segment s : state.segments.values()) {
+                    rows.add(List.of(str(s.id), str(s.size), str(s.brk), flags(s.flags), s.stateName(),
+                        str(s.attachCount), str(s.creatorPid), s.reservation == null ? "-" : str(s.reservation.key)));
+                }
+                yield new ControlMessage.Table(List.of("ID", "SIZE", "BREAK", "FLAGS", "STATE", "ATTACHES", "CREATOR",
+                    "RESERVATION"), rows);
+            }
+            case "exports" -> {
+                for (NodeState.Export e : state.exports.values()) {
+                    Session s = state.sessions.get(e.session());
+                    rows.add(List.of(str(e.id()), str(e.segmentId()), s == null ? "-" : str(s.pid),
+                        e.writeThrough() ? "write-through" : "cached"));
+                }
+                yield new ControlMessage.Table(List.of("EXPORT", "SEGMENT", "EXPORTER", "POLICY"), rows);
+            }
+            case "imports" -> new ControlMessage.Table(List.of("SEGMENT", "HOME", "HOME-SEGMENT", "IMPORTER", "TOKEN"), rows);
+            case "tokens" -> new ControlMessage.Table(List.of("TOKEN", "SEGMENT", "NODE", "ACCESS", "RANGE"), rows);
+            case "reservations" -> {
+                for (MemoryReservation r : state.reservations.values()) {
+                    long users = state.sessions.values().stream().filter(s -> s.reservation == r).count();
+                    rows.add(List.of(str(r.key), r.owner, str(r.reserved), str(r.allocated), str(users)));
+                }
+                yield new ControlMessage.Table(List.of("KEY", "USER", "RESERVED", "ALLOCATED", "CONTEXTS"), rows);
+            }
+            default -> throw NodeException.inval("unknown table '" + table
+                + "' (nodes, contexts, segments, exports, imports, tokens, reservations)");
+        };
+    }
+
+    private static String flags(int bits) {
+        var set = FlagBits.fromBits(bits, SegFlag.class);
+        if (set.isEmpty()) {
+            return "-";
+        }
+        StringBuilder b = new StringBuilder();
+        for (SegFlag f : set) {
+            b.append(b.isEmpty() ? "" : ",").append(f.name().toLowerCase(Locale.ROOT));
+        }
+        return b.toString();
+    }
+
+    private static String str(long v) {
+        return Long.toString(v);
+    }
+}

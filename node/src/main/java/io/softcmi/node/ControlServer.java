@@ -1,0 +1,150 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.CmiError;
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.Frame;
+import io.softcmi.wire.FrameIO;
+import io.softcmi.wire.MessageType;
+import io.softcmi.wire.WireFormatException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
+/**
+ * The node's control socket: a Unix-domain socket, owner-only, one virtual thread per
+ * connected process. The first frame must be a Hello; the peer's user comes from the kernel
+ * ({@code SO_PEERCRED}), never from the client. When a connection ends, however the process
+ * ended, its session closes and the engine applies the lifetime rules.
+ */
+final class ControlServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+    private final NodeEngine engine;
+    private final ServerSocketChannel server;
+    private final Path socketPath;
+    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+
+    ControlServer(NodeEngine engine, Path socketPath) throws IOException {
+        this.engine = engine;
+        this.socketPath = socketPath;
+        Files.deleteIfExists(socketPath);
+        this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socketPath));
+        Files.setPosixFilePermissions(socketPath, PosixFilePermissions.fromString("rw-------"));
+        this.acceptor = Thread.ofPlatform().daemon().name("cmid-accept").start(this::acceptLoop);
+    }
+
+    private void acceptLoop() {
+        while (server.isOpen()) {
+            try {
+                SocketChannel ch = server.accept();
+                connections.add(ch);
+                Thread.ofVirtual().name("cmid-session").start(() -> serve(ch));
+            } catch (IOException e) {
+                if (server.isOpen()) {
+                    LOG.log(Level.WARNING, "accept failed: {0}", e.getMessage());
+                }
+            }
+        }
+    }
+
+    private void serve(SocketChannel ch) {
+        Session session = null;
+        Object writeLock = new Object();
+        try {
+            Frame first = FrameIO.read(ch);
+            if (first == null) {
+                return;
+            }
+            if (!(MessageType.decode(first) instanceof ControlMessage.Hello hello)) {
+                reply(ch, writeLock, new ControlMessage.ErrorReply(CmiError.INIT.ordinal(), "first message must be Hello"),
+                    first.correlationId());
+                return;
+            }
+            if (hello.protocolVersion() != Frame.VERSION) {
+                reply(ch, writeLock, new ControlMessage.ErrorReply(CmiError.NOTSUPP.ordinal(),
+                    "protocol version " + hello.protocolVersion() + " not supported"), first.correlationId());
+                return;
+            }
+            UnixDomainPrincipal peer = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            session = engine.openSession(hello, peer.user().getName(), notice -> {
+                try {
+                    reply(ch, writeLock, notice, 0);
+                } catch (IOException e) {
+                    // The process is gone; its session closes when the reader sees the end.
+                }
+            });
+            reply(ch, writeLock, engine.helloReply(session), first.correlationId());
+            while (true) {
+                Frame frame = FrameIO.read(ch);
+                if (frame == null) {
+                    break;
+                }
+                ControlMessage reply;
+                try {
+                    reply = engine.handle(session, MessageType.decode(frame));
+                } catch (WireFormatException e) {
+                    reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
+                }
+                reply(ch, writeLock, reply, frame.correlationId());
+            }
+        } catch (IOException | WireFormatException e) {
+            LOG.log(Level.DEBUG, "control connection ended: {0}", e.getMessage());
+        } catch (NodeException e) {
+            LOG.log(Level.INFO, "session refused: {0}", e.getMessage());
+        } finally {
+            if (session != null) {
+                engine.closeSession(session);
+            }
+            connections.remove(ch);
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // Nothing more to tell a peer that is gone.
+            }
+        }
+    }
+
+    private static void reply(SocketChannel ch, Object writeLock, ControlMessage m, long correlationId)
+            throws IOException {
+        Frame f = MessageType.toFrame(m, correlationId);
+        synchronized (writeLock) {
+            FrameIO.write(ch, f);
+        }
+    }
+
+    /** Stops accepting, closes every connection and removes the socket file. */
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // Already closed.
+        }
+        for (SocketChannel ch : connections) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // Already closed.
+            }
+        }
+        try {
+            Files.deleteIfExists(socketPath);
+            acceptor.join(1000);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot remove {0}: {1}", socketPath, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.softcmi.node;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Configuration of one node daemon, as given to {@code cmid}. Fluent setters, defaults, and
+ * one {@link #conclude()} that validates everything before the node starts.
+ */
+public final class NodeConfig {
+    private Path directory;
+    private Path shmDirectory;
+    private String name;
+    private String listenHost = "127.0.0.1";
+    private int listenPort;
+    private Path clusterKeyFile;
+    private long memoryBytes;
+    private int maxSegments = 4096;
+    private int maxExports = 4096;
+    private int maxImports = 4096;
+    private int maxTokens = 65536;
+    private int maxTokensPerSegment = 1024;
+    private long defaultCacheBytes = 64L << 20;
+
+    /** @param dir node directory (socket, lock, state) @return this */
+    public NodeConfig directory(Path dir) { this.directory = dir; return this; }
+    /** @param dir where segment files live (default {@code /dev/shm/softcmi-NAME}) @return this */
+    public NodeConfig shmDirectory(Path dir) { this.shmDirectory = dir; return this; }
+    /** @param n node name (default: directory name) @return this */
+    public NodeConfig name(String n) { this.name = n; return this; }
+    /** @param host listen host for peers and remote data @param port port, 0 = any @return this */
+    public NodeConfig listen(String host, int port) { this.listenHost = host; this.listenPort = port; return this; }
+    /** @param file cluster key file @return this */
+    public NodeConfig clusterKeyFile(Path file) { this.clusterKeyFile = file; return this; }
+    /** @param bytes CMI memory configured ({@code max_mem_cfg}); 0 = half the shm file system @return this */
+    public NodeConfig memoryBytes(long bytes) { this.memoryBytes = bytes; return this; }
+    /** @param n most segments @return this */
+    public NodeConfig maxSegments(int n) { this.maxSegments = n; return this; }
+
+    /** @return node directory */ public Path directory() { return directory; }
+    /** @return shm directory */ public Path shmDirectory() { return shmDirectory; }
+    /** @return node name */ public String name() { return name; }
+    /** @return listen host */ public String listenHost() { return listenHost; }
+    /** @return listen port */ public int listenPort() { return listenPort; }
+    /** @return cluster key file or null */ public Path clusterKeyFile() { return clusterKeyFile; }
+    /** @return configured memory */ public long memoryBytes() { return memoryBytes; }
+    /** @return most segments */ public int maxSegments() { return maxSegments; }
+    /** @return most exports */ public int maxExports() { return maxExports; }
+    /** @return most imports */ public int maxImports() { return maxImports; }
+    /** @return most tokens */ public int maxTokens() { return maxTokens; }
+    /** @return most tokens per segment */ public int maxTokensPerSegment() { return maxTokensPerSegment; }
+    /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
+
+    /**
+     * Validates the configuration and fills in defaults.
+     *
+     * @return this
+     * @throws IllegalArgumentException if something is missing or out of range
+     */
+    public NodeConfig conclude() {
+        if (directory == null) {
+            throw new IllegalArgumentException("a node directory (--dir) is required");
+        }
+        directory = directory.toAbsolutePath().normalize();
+        if (name == null || name.isBlank()) {
+            name = directory.getFileName() == null ? "node" : directory.getFileName().toString();
+        }
+        if (!name.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw new IllegalArgumentException("node name must be 1-64 of [A-Za-z0-9._-]: " + name);
+        }
+        if (shmDirectory == null) {
+            Path shm = Path.of("/dev/shm");
+            shmDirectory = (Files.isDirectory(shm) ? shm : directory).resolve("softcmi-" + name + "-" + Integer.toHexString(directory.hashCode()));
+        }
+        shmDirectory = shmDirectory.toAbsolutePath().normalize();
+        if (listenPort < 0 || listenPort > 65535) {
+            throw new IllegalArgumentException("listen port out of range: " + listenPort);
+        }
+        if (memoryBytes < 0) {
+            throw new IllegalArgumentException("memory must not be negative: " + memoryBytes);
+        }
+        if (memoryBytes == 0) {
+            memoryBytes = defaultMemory(shmDirectory.getParent());
+        }
+        memoryBytes -= memoryBytes % 4096;
+        if (maxSegments <= 0) {
+            throw new IllegalArgumentException("max segments must be positive");
+        }
+        return this;
+    }
+
+    private static long defaultMemory(Path fsPath) {
+        try {
+            Path p = fsPath;
+            while (p != null && !Files.exists(p)) {
+                p = p.getParent();
+            }
+            return p == null ? 1L << 30 : Files.getFileStore(p).getTotalSpace() / 2;
+        } catch (IOException e) {
+            return 1L << 30;
+        }
+    }
+}

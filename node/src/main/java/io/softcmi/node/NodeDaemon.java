@@ -1,0 +1,148 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.internal.NodeAddressImpl;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+
+/**
+ * A running node: owns its directory (by an exclusive lock, so two daemons never share one),
+ * its shared-memory directory, the engine and the control socket. Used by {@code cmid} and by
+ * the embedded node alike.
+ *
+ * <p>Directory layout: {@code cmid.lock} (held while running), {@code cmid.sock} (control
+ * socket, 0600), {@code cmid.pid}, {@code node-id} (the node's 128-bit id, kept across restarts).
+ */
+public final class NodeDaemon implements AutoCloseable {
+    /** Lock file name. */
+    public static final String LOCK_NAME = "cmid.lock";
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+
+    private final NodeConfig config;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final NodeEngine engine;
+    private final ControlServer control;
+    private boolean closed;
+
+    private NodeDaemon(NodeConfig config, FileChannel lockChannel, FileLock lock, NodeEngine engine,
+            ControlServer control) {
+        this.config = config;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.engine = engine;
+        this.control = control;
+    }
+
+    /**
+     * Starts a node.
+     *
+     * @param config the configuration (concluded here)
+     * @return the running node
+     * @throws IOException if the directories or socket cannot be set up
+     * @throws IllegalStateException if another daemon owns the directory
+     */
+    public static NodeDaemon start(NodeConfig config) throws IOException {
+        config.conclude();
+        Path dir = config.directory();
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE);
+        FileLock lock = lockChannel.tryLock();
+        if (lock == null) {
+            lockChannel.close();
+            throw new IllegalStateException("another cmid owns " + dir);
+        }
+        try {
+            Path shm = config.shmDirectory();
+            deleteTree(shm); // left over by a daemon that was killed: we hold the lock now
+            Files.createDirectories(shm);
+            Files.setPosixFilePermissions(shm, PosixFilePermissions.fromString("rwx------"));
+            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), config.listenHost(), config.listenPort());
+            NodeEngine engine = new NodeEngine(config, address);
+            ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
+            Files.writeString(dir.resolve("cmid.pid"), ProcessHandle.current().pid() + "\n");
+            LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3} bytes of CMI memory", config.name(), dir, shm,
+                config.memoryBytes());
+            return new NodeDaemon(config, lockChannel, lock, engine, control);
+        } catch (IOException | RuntimeException e) {
+            lock.release();
+            lockChannel.close();
+            throw e;
+        }
+    }
+
+    private static byte[] nodeId(Path dir) throws IOException {
+        Path f = dir.resolve("node-id");
+        if (Files.exists(f)) {
+            byte[] id = java.util.HexFormat.of().parseHex(Files.readString(f).strip());
+            if (id.length == NodeAddressImpl.ID_LENGTH) {
+                return id;
+            }
+        }
+        byte[] id = new byte[NodeAddressImpl.ID_LENGTH];
+        new SecureRandom().nextBytes(id);
+        Files.writeString(f, java.util.HexFormat.of().formatHex(id) + "\n");
+        return id;
+    }
+
+    /** @return the engine */
+    public NodeEngine engine() {
+        return engine;
+    }
+
+    /** @return the configuration */
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** Shuts the node down: processes are told, segment files, socket and lock are removed. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        engine.shutdown();
+        control.close();
+        try {
+            deleteTree(config.shmDirectory());
+            Files.deleteIfExists(config.directory().resolve("cmid.pid"));
+            lock.release();
+            lockChannel.close();
+            Files.deleteIfExists(config.directory().resolve(LOCK_NAME));
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cleanup of node {0} incomplete: {1}", config.name(), e.getMessage());
+        }
+        LOG.log(Level.INFO, "node {0} down", config.name());
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.deleteIfExists(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+                Files.deleteIfExists(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

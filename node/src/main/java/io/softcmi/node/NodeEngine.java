@@ -1,0 +1,201 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiEventType;
+import io.softcmi.cmi.internal.NodeAddressImpl;
+import io.softcmi.wire.ControlMessage;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The CMI system of one node: the tables and rules behind every control call, shared by the
+ * daemon {@code cmid} and the embedded node.
+ *
+ * <p>Concurrency: control calls are rare next to loads and stores, so one lock guards all node
+ * state and every request runs under it, start to end; loads and stores of local segments never
+ * come here (they go to the mapping). Notices to processes are sent outside the engine's own
+ * state changes by each session's notifier.
+ */
+public final class NodeEngine {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+    private final ReentrantLock lock = new ReentrantLock();
+    private final NodeState state;
+    private final SegmentService segments;
+    private final ReservationService reservations;
+    private final AdminService admin;
+    private boolean shutDown;
+
+    /**
+     * Creates the engine.
+     *
+     * @param config a concluded configuration
+     * @param address this node's address
+     */
+    public NodeEngine(NodeConfig config, NodeAddressImpl address) {
+        this.state = new NodeState(config, address);
+        this.segments = new SegmentService(state);
+        this.reservations = new ReservationService(state);
+        this.admin = new AdminService(state);
+    }
+
+    /** @return this node's address */
+    public NodeAddressImpl address() {
+        return state.address;
+    }
+
+    /** @return the configuration */
+    public NodeConfig config() {
+        return state.config;
+    }
+
+    Session openSession(ControlMessage.Hello hello, String user, Session.Notifier notifier) {
+        lock.lock();
+        try {
+            if (shutDown) {
+                throw new NodeException(CmiError.INIT, "node is shutting down");
+            }
+            Session s = new Session(state.newSessionId(), hello.pid(), user, hello.processName(), hello.apiVersion(),
+                notifier);
+            state.sessions.put(s.id, s);
+            return s;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    ControlMessage.HelloReply helloReply(Session s) {
+        return new ControlMessage.HelloReply(s.id, state.address.toBytes(), state.config.name(), SegmentService.CACHE_LINE);
+    }
+
+    /**
+     * Serves one request of a session.
+     *
+     * @param s the session
+     * @param request the request
+     * @return the reply; failures become {@link ControlMessage.ErrorReply}
+     */
+    ControlMessage handle(Session s, ControlMessage request) {
+        lock.lock();
+        try {
+            if (!state.sessions.containsKey(s.id)) {
+                throw new NodeException(CmiError.INIT, "session has ended");
+            }
+            return dispatch(s, request);
+        } catch (NodeException e) {
+            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "request " + request.type() + " failed", e);
+            return new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "node failed: " + e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private ControlMessage dispatch(Session s, ControlMessage request) {
+        return switch (request) {
+            case ControlMessage.SegGet r -> segments.segGet(s, r);
+            case ControlMessage.SegLookup r -> segments.lookup(r);
+            case ControlMessage.SegAttach r -> segments.attach(s, r);
+            case ControlMessage.SegDetach r -> segments.detach(s, r);
+            case ControlMessage.SegRemove r -> segments.remove(s, r);
+            case ControlMessage.SegBreak r -> segments.setBreak(s, r);
+            case ControlMessage.SegExport r -> segments.export(s, r);
+            case ControlMessage.RsegDelete r -> segments.deleteHandle(s, r);
+            case ControlMessage.SegRecovery r -> segments.recovery(s, r);
+            case ControlMessage.CacheRsegSet r -> segments.cacheSet(s, r);
+            case ControlMessage.CacheRsegGet r -> segments.cacheGet(s, r);
+            case ControlMessage.CtlInfo r -> info();
+            case ControlMessage.MemReserve r -> reservations.reserve(s, r);
+            case ControlMessage.MemReserveDelete r -> reservations.deleteOwn(s);
+            case ControlMessage.MemReserveSet r -> reservations.set(s, r);
+            case ControlMessage.AdminDeleteReservation r -> reservations.deleteByKey(s, r.key());
+            case ControlMessage.AdminList r -> admin.list(r.table());
+            case ControlMessage.CmapGet r -> connectivityMap(s, r);
+            default -> throw NodeException.inval("not a request: " + request.type());
+        };
+    }
+
+    private ControlMessage info() {
+        NodeConfig c = state.config;
+        long exported = state.exports.values().stream().mapToLong(NodeState.Export::segmentId).distinct().count();
+        return new ControlMessage.LongsValue(new long[] {
+            state.memory.available(), state.memory.configured(), state.memory.configured(), c.maxExports(),
+            c.maxImports(), c.maxImports(), c.maxTokens(), c.maxTokensPerSegment(), exported, 0,
+            SegmentService.CACHE_LINE, 64L << 20, SegmentService.PAGE, SegmentService.PAGE, SegmentService.PAGE,
+            2L << 20});
+    }
+
+    private ControlMessage connectivityMap(Session s, ControlMessage.CmapGet r) {
+        if (r.requestId() == 0) {
+            throw NodeException.inval("request id 0 is reserved for unsolicited connectivity maps");
+        }
+        // One node, no peers: nothing is disconnected. The solicited map is always delivered.
+        s.notifier.send(new ControlMessage.EventNotice(CmiEventType.CMAP.ordinal(), r.requestId(), List.of(),
+            List.of(), 0, List.of()));
+        return new ControlMessage.Ok();
+    }
+
+    /**
+     * A session ended (its process detached from CMI or died): its attaches are dropped and the
+     * segments it created are marked for deletion; reservations stay.
+     *
+     * @param s the session
+     */
+    void closeSession(Session s) {
+        lock.lock();
+        try {
+            if (state.sessions.remove(s.id) == null) {
+                return;
+            }
+            for (long segId : new ArrayList<>(s.attachments.values())) {
+                segments.release(state.segments.get(segId));
+            }
+            s.attachments.clear();
+            for (long segId : new ArrayList<>(s.created)) {
+                Segment seg = state.segments.get(segId);
+                if (seg != null) {
+                    segments.mark(seg);
+                }
+            }
+            state.exports.values().removeIf(e -> e.session() == s.id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the node: tells every process, then deletes every segment file. */
+    public void shutdown() {
+        lock.lock();
+        try {
+            if (shutDown) {
+                return;
+            }
+            shutDown = true;
+            for (Session s : state.sessions.values()) {
+                s.notifier.send(new ControlMessage.NodeShutdown("node " + state.config.name() + " is shutting down"));
+            }
+            for (Segment seg : state.segments.values()) {
+                seg.file.delete();
+            }
+            state.segments.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Runs a read-only look at the tables under the lock, for tests and tools.
+     *
+     * @return number of segments the node holds (not yet reclaimed)
+     */
+    public int segmentCount() {
+        lock.lock();
+        try {
+            return state.segments.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

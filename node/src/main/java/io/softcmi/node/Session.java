@@ -1,0 +1,42 @@
+package io.softcmi.node;
+
+import io.softcmi.wire.ControlMessage;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One context's session with the node: a control connection from one process. Its end (the
+ * connection closing, for any reason, {@code kill -9} included) is the process leaving CMI.
+ * Guarded by the engine's lock, except {@link #notifier}, which serializes its own writes.
+ */
+final class Session {
+    /** Sends a notice to the session's process. */
+    interface Notifier {
+        void send(ControlMessage notice);
+    }
+
+    final long id;
+    final long pid;
+    final String user;
+    final String processName;
+    final int apiVersion;
+    final Notifier notifier;
+    final Instant started = Instant.now();
+    final Map<Long, Long> attachments = new HashMap<>();      // attach id -> segment id
+    final Set<Long> created = new LinkedHashSet<>();
+    final Map<Long, Long> exports = new HashMap<>();          // export id -> segment id
+    MemoryReservation reservation;
+    long defaultCacheBytes = -1;
+
+    Session(long id, long pid, String user, String processName, int apiVersion, Notifier notifier) {
+        this.id = id;
+        this.pid = pid;
+        this.user = user;
+        this.processName = processName;
+        this.apiVersion = apiVersion;
+        this.notifier = notifier;
+    }
+}

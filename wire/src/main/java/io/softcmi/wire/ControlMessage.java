@@ -1,0 +1,337 @@
+package io.softcmi.wire;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Messages of the control protocol between a process (client library) and its node daemon, over
+ * the node's Unix-domain socket. Requests go from client to node and get exactly one reply with
+ * the same correlation id; notices go from node to client with correlation id 0.
+ *
+ * <p>Payload layouts are the field order of each record, encoded with {@link WireWriter}.
+ * Error codes in {@link ErrorReply} are ordinals of {@code io.softcmi.cmi.CmiError}.
+ */
+public sealed interface ControlMessage {
+    /** Longest string field accepted from the wire. */
+    int MAX_STRING = 4096;
+    /** Most list entries accepted from the wire. */
+    int MAX_LIST = 1 << 16;
+
+    /** @return the message's type */
+    MessageType type();
+
+    /** @param w where to encode the payload */
+    void encode(WireWriter w);
+
+    /**
+     * First request on a connection.
+     *
+     * @param protocolVersion {@link Frame#VERSION}
+     * @param pid the client's process id
+     * @param processName a name for listings (the main class or command)
+     * @param apiVersion negotiated CMI API version (verno)
+     */
+    record Hello(int protocolVersion, long pid, String processName, int apiVersion) implements ControlMessage {
+        public MessageType type() { return MessageType.HELLO; }
+        public void encode(WireWriter w) { w.putInt(protocolVersion).putLong(pid).putString(processName).putInt(apiVersion); }
+        static Hello decode(WireReader r) { return new Hello(r.getInt(), r.getLong(), r.getString(MAX_STRING), r.getInt()); }
+    }
+
+    /** {@code seg_get}. @param size bytes @param flags SegFlag bits */
+    record SegGet(long size, int flags) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_GET; }
+        public void encode(WireWriter w) { w.putLong(size).putInt(flags); }
+        static SegGet decode(WireReader r) { return new SegGet(r.getLong(), r.getInt()); }
+    }
+
+    /** Look a segment up by id (node scope), also {@code seg_ctl(CMI_SEG_STATUS)}. @param segId id */
+    record SegLookup(long segId) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_LOOKUP; }
+        public void encode(WireWriter w) { w.putLong(segId); }
+        static SegLookup decode(WireReader r) { return new SegLookup(r.getLong()); }
+    }
+
+    /** {@code seg_at}. @param segId id @param readOnly {@code CMI_SEG_READ} */
+    record SegAttach(long segId, boolean readOnly) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_ATTACH; }
+        public void encode(WireWriter w) { w.putLong(segId).putBoolean(readOnly); }
+        static SegAttach decode(WireReader r) { return new SegAttach(r.getLong(), r.getBoolean()); }
+    }
+
+    /** {@code seg_dt}. @param attachId what {@link Attached} returned */
+    record SegDetach(long attachId) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_DETACH; }
+        public void encode(WireWriter w) { w.putLong(attachId); }
+        static SegDetach decode(WireReader r) { return new SegDetach(r.getLong()); }
+    }
+
+    /** {@code seg_ctl(CMI_SEG_RM)}. @param segId id */
+    record SegRemove(long segId) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_REMOVE; }
+        public void encode(WireWriter w) { w.putLong(segId); }
+        static SegRemove decode(WireReader r) { return new SegRemove(r.getLong()); }
+    }
+
+    /** {@code seg_ctl(CMI_SEG_BRK)}. @param segId id @param brk new break */
+    record SegBreak(long segId, long brk) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_BREAK; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(brk); }
+        static SegBreak decode(WireReader r) { return new SegBreak(r.getLong(), r.getLong()); }
+    }
+
+    /** {@code seg_exp}. @param segId id @param attrs ExportAttr bits */
+    record SegExport(long segId, int attrs) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_EXPORT; }
+        public void encode(WireWriter w) { w.putLong(segId).putInt(attrs); }
+        static SegExport decode(WireReader r) { return new SegExport(r.getLong(), r.getInt()); }
+    }
+
+    /** {@code rseg_del}. @param handle the remote segment handle's bytes */
+    record RsegDelete(byte[] handle) implements ControlMessage {
+        public MessageType type() { return MessageType.RSEG_DELETE; }
+        public void encode(WireWriter w) { w.putBytes(handle); }
+        static RsegDelete decode(WireReader r) { return new RsegDelete(r.getBytes(MAX_STRING)); }
+    }
+
+    /** {@code cmi_ctl(CMI_CTL_INFO)}. */
+    record CtlInfo() implements ControlMessage {
+        public MessageType type() { return MessageType.CTL_INFO; }
+        public void encode(WireWriter w) { }
+        static CtlInfo decode(WireReader r) { return new CtlInfo(); }
+    }
+
+    /** {@code CMI_CTL_CACHE_RSEG_SET}. @param segId id or -1 for all @param bytes cache size */
+    record CacheRsegSet(long segId, long bytes) implements ControlMessage {
+        public MessageType type() { return MessageType.CACHE_RSEG_SET; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(bytes); }
+        static CacheRsegSet decode(WireReader r) { return new CacheRsegSet(r.getLong(), r.getLong()); }
+    }
+
+    /** {@code CMI_CTL_CACHE_RSEG_GET}. @param segId id */
+    record CacheRsegGet(long segId) implements ControlMessage {
+        public MessageType type() { return MessageType.CACHE_RSEG_GET; }
+        public void encode(WireWriter w) { w.putLong(segId); }
+        static CacheRsegGet decode(WireReader r) { return new CacheRsegGet(r.getLong()); }
+    }
+
+    /** {@code CMI_CTL_MEM_RESERVE}. @param bytes amount to reserve */
+    record MemReserve(long bytes) implements ControlMessage {
+        public MessageType type() { return MessageType.MEM_RESERVE; }
+        public void encode(WireWriter w) { w.putLong(bytes); }
+        static MemReserve decode(WireReader r) { return new MemReserve(r.getLong()); }
+    }
+
+    /** {@code CMI_CTL_MEM_RESERVE_DEL}. */
+    record MemReserveDelete() implements ControlMessage {
+        public MessageType type() { return MessageType.MEM_RESERVE_DELETE; }
+        public void encode(WireWriter w) { }
+        static MemReserveDelete decode(WireReader r) { return new MemReserveDelete(); }
+    }
+
+    /** {@code CMI_CTL_MEM_RESERVE_SET}. @param key reservation key, 0 for none */
+    record MemReserveSet(long key) implements ControlMessage {
+        public MessageType type() { return MessageType.MEM_RESERVE_SET; }
+        public void encode(WireWriter w) { w.putLong(key); }
+        static MemReserveSet decode(WireReader r) { return new MemReserveSet(r.getLong()); }
+    }
+
+    /** {@code CMI_CTL_NODE_CMAP_GET}. @param requestId non-zero request id */
+    record CmapGet(long requestId) implements ControlMessage {
+        public MessageType type() { return MessageType.CMAP_GET; }
+        public void encode(WireWriter w) { w.putLong(requestId); }
+        static CmapGet decode(WireReader r) { return new CmapGet(r.getLong()); }
+    }
+
+    /**
+     * {@code seg_ctl(CMI_SEG_CHECK)} or {@code seg_ctl(CMI_SEG_RECO)}.
+     *
+     * @param segId id
+     * @param offset start of range
+     * @param length bytes
+     * @param recover true for RECO, false for CHECK
+     */
+    record SegRecovery(long segId, long offset, long length, boolean recover) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_RECOVERY; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(offset).putLong(length).putBoolean(recover); }
+        static SegRecovery decode(WireReader r) { return new SegRecovery(r.getLong(), r.getLong(), r.getLong(), r.getBoolean()); }
+    }
+
+    /** {@code cmiadm} listing. @param table "contexts", "segments", "reservations", ... */
+    record AdminList(String table) implements ControlMessage {
+        public MessageType type() { return MessageType.ADMIN_LIST; }
+        public void encode(WireWriter w) { w.putString(table); }
+        static AdminList decode(WireReader r) { return new AdminList(r.getString(MAX_STRING)); }
+    }
+
+    /** {@code cmiadm reservation-delete}. @param key reservation key */
+    record AdminDeleteReservation(long key) implements ControlMessage {
+        public MessageType type() { return MessageType.ADMIN_DELETE_RESERVATION; }
+        public void encode(WireWriter w) { w.putLong(key); }
+        static AdminDeleteReservation decode(WireReader r) { return new AdminDeleteReservation(r.getLong()); }
+    }
+
+    // ---- replies ----
+
+    /**
+     * Reply to {@link Hello}.
+     *
+     * @param sessionId id of this context at the node
+     * @param nodeAddress the node's address bytes
+     * @param nodeName the node's name
+     * @param cacheLineSize the node's cache line size
+     */
+    record HelloReply(long sessionId, byte[] nodeAddress, String nodeName, long cacheLineSize) implements ControlMessage {
+        public MessageType type() { return MessageType.HELLO_REPLY; }
+        public void encode(WireWriter w) { w.putLong(sessionId).putBytes(nodeAddress).putString(nodeName).putLong(cacheLineSize); }
+        static HelloReply decode(WireReader r) { return new HelloReply(r.getLong(), r.getBytes(MAX_STRING), r.getString(MAX_STRING), r.getLong()); }
+    }
+
+    /** Success without a value. */
+    record Ok() implements ControlMessage {
+        public MessageType type() { return MessageType.OK; }
+        public void encode(WireWriter w) { }
+        static Ok decode(WireReader r) { return new Ok(); }
+    }
+
+    /** Failure. @param code CmiError ordinal @param message what went wrong */
+    record ErrorReply(int code, String message) implements ControlMessage {
+        public MessageType type() { return MessageType.ERROR; }
+        public void encode(WireWriter w) { w.putInt(code).putString(message); }
+        static ErrorReply decode(WireReader r) { return new ErrorReply(r.getInt(), r.getString(MAX_STRING)); }
+    }
+
+    /** A segment. @param segment its descriptor */
+    record SegmentReply(SegmentDescriptor segment) implements ControlMessage {
+        public MessageType type() { return MessageType.SEGMENT; }
+        public void encode(WireWriter w) { segment.encode(w); }
+        static SegmentReply decode(WireReader r) { return new SegmentReply(SegmentDescriptor.decode(r)); }
+    }
+
+    /** Reply to {@link SegAttach}. @param attachId the attach @param segment its segment */
+    record Attached(long attachId, SegmentDescriptor segment) implements ControlMessage {
+        public MessageType type() { return MessageType.ATTACHED; }
+        public void encode(WireWriter w) { w.putLong(attachId); segment.encode(w); }
+        static Attached decode(WireReader r) { return new Attached(r.getLong(), SegmentDescriptor.decode(r)); }
+    }
+
+    /** A number. @param value the number */
+    record LongValue(long value) implements ControlMessage {
+        public MessageType type() { return MessageType.LONG_VALUE; }
+        public void encode(WireWriter w) { w.putLong(value); }
+        static LongValue decode(WireReader r) { return new LongValue(r.getLong()); }
+    }
+
+    /** Opaque bytes (a handle). @param value the bytes */
+    record BytesValue(byte[] value) implements ControlMessage {
+        public MessageType type() { return MessageType.BYTES_VALUE; }
+        public void encode(WireWriter w) { w.putBytes(value); }
+        static BytesValue decode(WireReader r) { return new BytesValue(r.getBytes(MAX_STRING)); }
+    }
+
+    /** Several numbers (CMI_CTL_INFO in {@code CmiInfo} component order). @param values the numbers */
+    record LongsValue(long[] values) implements ControlMessage {
+        public MessageType type() { return MessageType.LONGS_VALUE; }
+        public void encode(WireWriter w) { w.putInt(values.length); for (long v : values) { w.putLong(v); } }
+        static LongsValue decode(WireReader r) {
+            long[] v = new long[r.getCount(MAX_LIST)];
+            for (int i = 0; i < v.length; i++) { v[i] = r.getLong(); }
+            return new LongsValue(v);
+        }
+    }
+
+    /** A reservation. @param key rsv_key @param reserved bytes reserved @param allocated bytes allocated */
+    record ReservationReply(long key, long reserved, long allocated) implements ControlMessage {
+        public MessageType type() { return MessageType.RESERVATION; }
+        public void encode(WireWriter w) { w.putLong(key).putLong(reserved).putLong(allocated); }
+        static ReservationReply decode(WireReader r) { return new ReservationReply(r.getLong(), r.getLong(), r.getLong()); }
+    }
+
+    /** Result of CMI_SEG_CHECK. @param found a range needs recovery @param offset its start @param size its length */
+    record RangeReply(boolean found, long offset, long size) implements ControlMessage {
+        public MessageType type() { return MessageType.RANGE; }
+        public void encode(WireWriter w) { w.putBoolean(found).putLong(offset).putLong(size); }
+        static RangeReply decode(WireReader r) { return new RangeReply(r.getBoolean(), r.getLong(), r.getLong()); }
+    }
+
+    /** A table for {@code cmiadm}. @param columns header @param rows rows of the same width */
+    record Table(List<String> columns, List<List<String>> rows) implements ControlMessage {
+        public MessageType type() { return MessageType.TABLE; }
+        public void encode(WireWriter w) {
+            putStrings(w, columns);
+            w.putInt(rows.size());
+            for (List<String> row : rows) { putStrings(w, row); }
+        }
+        static Table decode(WireReader r) {
+            List<String> columns = getStrings(r);
+            int n = r.getCount(MAX_LIST);
+            List<List<String>> rows = new ArrayList<>(Math.min(n, 1024));
+            for (int i = 0; i < n; i++) { rows.add(getStrings(r)); }
+            return new Table(columns, rows);
+        }
+    }
+
+    // ---- notices (node to client, correlation id 0) ----
+
+    /**
+     * A CMI event for the context (see {@code CmiEventType} ordinals).
+     *
+     * @param eventType CmiEventType ordinal
+     * @param requestId CMAP request id (0 for others and for unsolicited maps)
+     * @param segmentIds segments the event names
+     * @param nodes node addresses the event names (dead context's node, disconnected nodes)
+     * @param contextId the dead context's id, for context-down events
+     * @param offsets offsets, for store failures
+     */
+    record EventNotice(int eventType, long requestId, List<Long> segmentIds, List<byte[]> nodes, long contextId,
+            List<Long> offsets) implements ControlMessage {
+        public MessageType type() { return MessageType.EVENT_NOTICE; }
+        public void encode(WireWriter w) {
+            w.putInt(eventType).putLong(requestId);
+            putLongs(w, segmentIds);
+            w.putInt(nodes.size());
+            for (byte[] n : nodes) { w.putBytes(n); }
+            w.putLong(contextId);
+            putLongs(w, offsets);
+        }
+        static EventNotice decode(WireReader r) {
+            int type = r.getInt();
+            long requestId = r.getLong();
+            List<Long> segs = getLongs(r);
+            int n = r.getCount(MAX_LIST);
+            List<byte[]> nodes = new ArrayList<>(Math.min(n, 1024));
+            for (int i = 0; i < n; i++) { nodes.add(r.getBytes(MAX_STRING)); }
+            return new EventNotice(type, requestId, segs, nodes, r.getLong(), getLongs(r));
+        }
+    }
+
+    /** The node is shutting down; the connection closes next. @param reason why */
+    record NodeShutdown(String reason) implements ControlMessage {
+        public MessageType type() { return MessageType.NODE_SHUTDOWN; }
+        public void encode(WireWriter w) { w.putString(reason); }
+        static NodeShutdown decode(WireReader r) { return new NodeShutdown(r.getString(MAX_STRING)); }
+    }
+
+    private static void putStrings(WireWriter w, List<String> values) {
+        w.putInt(values.size());
+        for (String s : values) { w.putString(s); }
+    }
+
+    private static List<String> getStrings(WireReader r) {
+        int n = r.getCount(MAX_LIST);
+        List<String> out = new ArrayList<>(Math.min(n, 1024));
+        for (int i = 0; i < n; i++) { out.add(r.getString(MAX_STRING)); }
+        return out;
+    }
+
+    private static void putLongs(WireWriter w, List<Long> values) {
+        w.putInt(values.size());
+        for (long v : values) { w.putLong(v); }
+    }
+
+    private static List<Long> getLongs(WireReader r) {
+        int n = r.getCount(MAX_LIST);
+        List<Long> out = new ArrayList<>(Math.min(n, 1024));
+        for (int i = 0; i < n; i++) { out.add(r.getLong()); }
+        return out;
+    }
+}

@@ -1,0 +1,34 @@
+package io.softcmi.wire;
+
+/**
+ * One protocol frame: a header and a payload.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *  +---------------+---------------+---------------+---------------+
+ *  |                 length (bytes after this field)               |
+ *  +---------------+---------------+-------------------------------+
+ *  |    version    |     type      |            flags              |
+ *  +---------------+---------------+-------------------------------+
+ *  |                      correlation id (64 bits)                 |
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                      payload (type-specific) ...              |
+ * </pre>
+ *
+ * All integers are big-endian. A reply carries the correlation id of its request; a notice the
+ * node sends on its own carries 0.
+ *
+ * @param type message type id (see {@link MessageType})
+ * @param flags reserved, 0
+ * @param correlationId matches replies to requests
+ * @param payload the encoded message body
+ */
+public record Frame(int type, int flags, long correlationId, byte[] payload) {
+    /** Protocol version this library speaks. */
+    public static final int VERSION = 1;
+    /** Bytes of header after the length field. */
+    public static final int HEADER_AFTER_LENGTH = 12;
+    /** The largest frame accepted: 16 MiB of payload plus the header. */
+    public static final int MAX_LENGTH = (16 << 20) + HEADER_AFTER_LENGTH;
+}

@@ -1,0 +1,97 @@
+package io.softcmi.wire;
+
+import java.util.function.Function;
+
+/**
+ * Type ids of the control protocol: requests below 64, replies from 64, notices from 128.
+ * The id is the {@code type} byte of a {@link Frame}.
+ */
+public enum MessageType {
+    /** {@link ControlMessage.Hello}. */ HELLO(1, ControlMessage.Hello::decode),
+    /** {@link ControlMessage.SegGet}. */ SEG_GET(2, ControlMessage.SegGet::decode),
+    /** {@link ControlMessage.SegLookup}. */ SEG_LOOKUP(3, ControlMessage.SegLookup::decode),
+    /** {@link ControlMessage.SegAttach}. */ SEG_ATTACH(4, ControlMessage.SegAttach::decode),
+    /** {@link ControlMessage.SegDetach}. */ SEG_DETACH(5, ControlMessage.SegDetach::decode),
+    /** {@link ControlMessage.SegRemove}. */ SEG_REMOVE(6, ControlMessage.SegRemove::decode),
+    /** {@link ControlMessage.SegBreak}. */ SEG_BREAK(7, ControlMessage.SegBreak::decode),
+    /** {@link ControlMessage.SegExport}. */ SEG_EXPORT(8, ControlMessage.SegExport::decode),
+    /** {@link ControlMessage.RsegDelete}. */ RSEG_DELETE(9, ControlMessage.RsegDelete::decode),
+    /** {@link ControlMessage.CtlInfo}. */ CTL_INFO(10, ControlMessage.CtlInfo::decode),
+    /** {@link ControlMessage.CacheRsegSet}. */ CACHE_RSEG_SET(11, ControlMessage.CacheRsegSet::decode),
+    /** {@link ControlMessage.CacheRsegGet}. */ CACHE_RSEG_GET(12, ControlMessage.CacheRsegGet::decode),
+    /** {@link ControlMessage.MemReserve}. */ MEM_RESERVE(13, ControlMessage.MemReserve::decode),
+    /** {@link ControlMessage.MemReserveDelete}. */ MEM_RESERVE_DELETE(14, ControlMessage.MemReserveDelete::decode),
+    /** {@link ControlMessage.MemReserveSet}. */ MEM_RESERVE_SET(15, ControlMessage.MemReserveSet::decode),
+    /** {@link ControlMessage.CmapGet}. */ CMAP_GET(16, ControlMessage.CmapGet::decode),
+    /** {@link ControlMessage.SegRecovery}. */ SEG_RECOVERY(17, ControlMessage.SegRecovery::decode),
+    /** {@link ControlMessage.AdminList}. */ ADMIN_LIST(18, ControlMessage.AdminList::decode),
+    /** {@link ControlMessage.AdminDeleteReservation}. */
+    ADMIN_DELETE_RESERVATION(19, ControlMessage.AdminDeleteReservation::decode),
+
+    /** {@link ControlMessage.HelloReply}. */ HELLO_REPLY(64, ControlMessage.HelloReply::decode),
+    /** {@link ControlMessage.Ok}. */ OK(65, ControlMessage.Ok::decode),
+    /** {@link ControlMessage.ErrorReply}. */ ERROR(66, ControlMessage.ErrorReply::decode),
+    /** {@link ControlMessage.SegmentReply}. */ SEGMENT(67, ControlMessage.SegmentReply::decode),
+    /** {@link ControlMessage.Attached}. */ ATTACHED(68, ControlMessage.Attached::decode),
+    /** {@link ControlMessage.LongValue}. */ LONG_VALUE(69, ControlMessage.LongValue::decode),
+    /** {@link ControlMessage.BytesValue}. */ BYTES_VALUE(70, ControlMessage.BytesValue::decode),
+    /** {@link ControlMessage.LongsValue}. */ LONGS_VALUE(71, ControlMessage.LongsValue::decode),
+    /** {@link ControlMessage.ReservationReply}. */ RESERVATION(72, ControlMessage.ReservationReply::decode),
+    /** {@link ControlMessage.RangeReply}. */ RANGE(73, ControlMessage.RangeReply::decode),
+    /** {@link ControlMessage.Table}. */ TABLE(74, ControlMessage.Table::decode),
+
+    /** {@link ControlMessage.EventNotice}. */ EVENT_NOTICE(128, ControlMessage.EventNotice::decode),
+    /** {@link ControlMessage.NodeShutdown}. */ NODE_SHUTDOWN(129, ControlMessage.NodeShutdown::decode);
+
+    private static final MessageType[] BY_ID = new MessageType[256];
+
+    static {
+        for (MessageType t : values()) {
+            BY_ID[t.id] = t;
+        }
+    }
+
+    private final int id;
+    private final Function<WireReader, ? extends ControlMessage> decoder;
+
+    MessageType(int id, Function<WireReader, ? extends ControlMessage> decoder) {
+        this.id = id;
+        this.decoder = decoder;
+    }
+
+    /** @return the frame type byte */
+    public int id() {
+        return id;
+    }
+
+    /**
+     * Encodes a message into a frame.
+     *
+     * @param message the message
+     * @param correlationId request id, or 0 for a notice
+     * @return the frame
+     */
+    public static Frame toFrame(ControlMessage message, long correlationId) {
+        WireWriter w = new WireWriter();
+        message.encode(w);
+        return new Frame(message.type().id, 0, correlationId, w.toByteArray());
+    }
+
+    /**
+     * Decodes a frame's payload, rejecting unknown types and trailing bytes.
+     *
+     * @param frame the frame
+     * @return the message
+     * @throws WireFormatException if the frame is malformed
+     */
+    public static ControlMessage decode(Frame frame) {
+        MessageType t = frame.type() >= 0 && frame.type() < 256 ? BY_ID[frame.type()] : null;
+        if (t == null) {
+            throw new WireFormatException("unknown message type " + frame.type());
+        }
+        WireReader r = new WireReader(frame.payload());
+        ControlMessage m = t.decoder.apply(r);
+        r.expectEnd();
+        return m;
+    }
+}
