@@ -77,7 +77,7 @@ final class ContextImpl implements CmiContext {
     }
 
     void start() {
-        channel.start(this::onNotice, this::onConnectionClosed);
+        channel.listen(this::onNotice, this::onConnectionClosed);
     }
 
     // ---- thread association ----

@@ -52,7 +52,7 @@ public final class NodeChannel implements AutoCloseable {
      * Connects to the node daemon serving {@code nodeDirectory}.
      *
      * @param nodeDirectory the daemon's {@code --dir}
-     * @return the connected channel, reader not yet started
+     * @return the connected channel, its reader running
      * @throws io.softcmi.cmi.CmiException INIT if no daemon answers there
      */
     public static NodeChannel connect(Path nodeDirectory) {
@@ -65,22 +65,23 @@ public final class NodeChannel implements AutoCloseable {
                 ch.close();
                 throw e;
             }
-            return new NodeChannel(ch);
+            NodeChannel nc = new NodeChannel(ch);
+            nc.reader.start();
+            return nc;
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "no CMI node daemon at " + socket + ": " + e.getMessage());
         }
     }
 
     /**
-     * Starts delivering notices; call once after the listeners are set.
+     * Sets who hears notices; the node sends none before the session's Hello is answered.
      *
      * @param onNotice receives events and shutdown notices, on the reader thread
      * @param onClose runs once when the connection ends
      */
-    public void start(Consumer<ControlMessage> onNotice, Runnable onClose) {
+    public void listen(Consumer<ControlMessage> onNotice, Runnable onClose) {
         this.noticeListener = onNotice;
         this.closeListener = onClose;
-        reader.start();
     }
 
     /**
