@@ -32,15 +32,17 @@ public final class NodeDaemon implements AutoCloseable {
     private final FileLock lock;
     private final NodeEngine engine;
     private final ControlServer control;
+    private final RemoteServer remote;
     private boolean closed;
 
     private NodeDaemon(NodeConfig config, FileChannel lockChannel, FileLock lock, NodeEngine engine,
-            ControlServer control) {
+            ControlServer control, RemoteServer remote) {
         this.config = config;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.engine = engine;
         this.control = control;
+        this.remote = remote;
     }
 
     /**
@@ -68,13 +70,16 @@ public final class NodeDaemon implements AutoCloseable {
             deleteTree(shm); // left over by a daemon that was killed: we hold the lock now
             Files.createDirectories(shm);
             Files.setPosixFilePermissions(shm, PosixFilePermissions.fromString("rwx------"));
-            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), config.listenHost(), config.listenPort());
-            NodeEngine engine = new NodeEngine(config, address);
+            ClusterKey key = ClusterKey.load(config.clusterKeyFile());
+            RemoteServer remote = new RemoteServer(config.listenHost(), config.listenPort());
+            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), config.listenHost(), remote.port());
+            NodeEngine engine = new NodeEngine(config, address, key);
+            remote.start(engine, engine.state());
             ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
             Files.writeString(dir.resolve("cmid.pid"), ProcessHandle.current().pid() + "\n");
             LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3} bytes of CMI memory", config.name(), dir, shm,
                 config.memoryBytes());
-            return new NodeDaemon(config, lockChannel, lock, engine, control);
+            return new NodeDaemon(config, lockChannel, lock, engine, control, remote);
         } catch (IOException | RuntimeException e) {
             lock.release();
             lockChannel.close();
@@ -114,6 +119,7 @@ public final class NodeDaemon implements AutoCloseable {
         }
         closed = true;
         engine.shutdown();
+        remote.close();
         control.close();
         try {
             deleteTree(config.shmDirectory());

@@ -25,6 +25,8 @@ public final class NodeEngine {
     private final SegmentService segments;
     private final ReservationService reservations;
     private final AdminService admin;
+    private final TokenService tokens;
+    private final ImportService imports;
     private boolean shutDown;
 
     /**
@@ -32,12 +34,19 @@ public final class NodeEngine {
      *
      * @param config a concluded configuration
      * @param address this node's address
+     * @param clusterKey the key shared with peer nodes
      */
-    public NodeEngine(NodeConfig config, NodeAddressImpl address) {
-        this.state = new NodeState(config, address);
+    NodeEngine(NodeConfig config, NodeAddressImpl address, ClusterKey clusterKey) {
+        this.state = new NodeState(config, address, clusterKey);
         this.segments = new SegmentService(state);
         this.reservations = new ReservationService(state);
         this.admin = new AdminService(state);
+        this.tokens = new TokenService(state);
+        this.imports = new ImportService(state, lock, new PeerClient(state));
+    }
+
+    NodeState state() {
+        return state;
     }
 
     /** @return this node's address */
@@ -77,6 +86,14 @@ public final class NodeEngine {
      * @return the reply; failures become {@link ControlMessage.ErrorReply}
      */
     ControlMessage handle(Session s, ControlMessage request) {
+        if (request instanceof ControlMessage.SegImport r) {
+            // Talks to the home node: must not hold the lock across the network.
+            try {
+                return imports.segImport(s, r);
+            } catch (NodeException e) {
+                return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+            }
+        }
         lock.lock();
         try {
             if (!state.sessions.containsKey(s.id)) {
@@ -96,10 +113,18 @@ public final class NodeEngine {
     private ControlMessage dispatch(Session s, ControlMessage request) {
         return switch (request) {
             case ControlMessage.SegGet r -> segments.segGet(s, r);
-            case ControlMessage.SegLookup r -> segments.lookup(r);
-            case ControlMessage.SegAttach r -> segments.attach(s, r);
-            case ControlMessage.SegDetach r -> segments.detach(s, r);
-            case ControlMessage.SegRemove r -> segments.remove(s, r);
+            case ControlMessage.SegLookup r -> state.proxies.containsKey(r.segId())
+                ? state.proxies.get(r.segId()).describe() : segments.lookup(r);
+            case ControlMessage.SegAttach r -> state.proxies.containsKey(r.segId())
+                ? imports.attach(s, state.proxies.get(r.segId())) : segments.attach(s, r);
+            case ControlMessage.SegDetach r -> detach(s, r);
+            case ControlMessage.SegRemove r -> state.proxies.containsKey(r.segId())
+                ? imports.remove(s, state.proxies.get(r.segId())) : segments.remove(s, r);
+            case ControlMessage.TokNew r -> tokens.tokNew(s, r);
+            case ControlMessage.TokDel r -> tokens.tokDel(s, r);
+            case ControlMessage.SegSetToken r -> imports.setToken(s, r);
+            case ControlMessage.TicketRequest r ->
+                new ControlMessage.BytesValue(state.clusterKey.issueTicket(state.address.nodeId(), s.id));
             case ControlMessage.SegBreak r -> segments.setBreak(s, r);
             case ControlMessage.SegExport r -> segments.export(s, r);
             case ControlMessage.RsegDelete r -> segments.deleteHandle(s, r);
@@ -117,12 +142,46 @@ public final class NodeEngine {
         };
     }
 
+    private ControlMessage detach(Session s, ControlMessage.SegDetach r) {
+        Long segId = s.attachments.get(r.attachId());
+        if (segId != null && state.proxies.containsKey(segId)) {
+            s.attachments.remove(r.attachId());
+            imports.release(state.proxies.get(segId));
+            return new ControlMessage.Ok();
+        }
+        return segments.detach(s, r);
+    }
+
+    /**
+     * Serves a request of an authenticated peer daemon.
+     *
+     * @param request the request
+     * @return the reply
+     */
+    ControlMessage handlePeer(ControlMessage request) {
+        lock.lock();
+        try {
+            return switch (request) {
+                case ControlMessage.PeerImport r -> new ControlMessage.SegmentReply(imports.homeImport(r));
+                case ControlMessage.PeerUnimport r -> {
+                    imports.homeUnimport(r);
+                    yield new ControlMessage.Ok();
+                }
+                default -> throw NodeException.inval("not a peer request: " + request.type());
+            };
+        } catch (NodeException e) {
+            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private ControlMessage info() {
         NodeConfig c = state.config;
-        long exported = state.exports.values().stream().mapToLong(NodeState.Export::segmentId).distinct().count();
+        long exported = state.segments.values().stream().filter(seg -> seg.everExported && !seg.marked()).count();
         return new ControlMessage.LongsValue(new long[] {
             state.memory.available(), state.memory.configured(), state.memory.configured(), c.maxExports(),
-            c.maxImports(), c.maxImports(), c.maxTokens(), c.maxTokensPerSegment(), exported, 0,
+            c.maxImports(), c.maxImports(), c.maxTokens(), c.maxTokensPerSegment(), exported, state.proxies.size(),
             SegmentService.CACHE_LINE, 64L << 20, SegmentService.PAGE, SegmentService.PAGE, SegmentService.PAGE,
             2L << 20});
     }
@@ -150,8 +209,14 @@ public final class NodeEngine {
                 return;
             }
             for (long segId : new ArrayList<>(s.attachments.values())) {
-                segments.release(state.segments.get(segId));
+                Proxy p = state.proxies.get(segId);
+                if (p != null) {
+                    imports.release(p);
+                } else {
+                    segments.release(state.segments.get(segId));
+                }
             }
+            imports.closeSession(s);
             s.attachments.clear();
             for (long segId : new ArrayList<>(s.created)) {
                 Segment seg = state.segments.get(segId);

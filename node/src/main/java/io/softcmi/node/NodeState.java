@@ -18,18 +18,33 @@ final class NodeState {
     final Map<Long, Segment> segments = new LinkedHashMap<>();
     final Map<Long, Export> exports = new LinkedHashMap<>();
     final Map<Long, MemoryReservation> reservations = new LinkedHashMap<>();
+    /** Proxies of segments homed elsewhere (imports), by their node-scope id. */
+    final Map<Long, Proxy> proxies = new LinkedHashMap<>();
+    /** Imports of this node's segments by other nodes (or by this node's own proxies). */
+    final java.util.List<HomeImport> homeImports = new java.util.ArrayList<>();
+    /** Exported segments, for the data path (read without the lock). */
+    final java.util.concurrent.ConcurrentHashMap<Long, RemoteTarget> targets = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Access tokens, for the data path (read without the lock). */
+    final java.util.concurrent.ConcurrentHashMap<Long, HomeToken> tokens = new java.util.concurrent.ConcurrentHashMap<>();
+    final ClusterKey clusterKey;
+    private long nextTokenId = 1;
     private long nextSessionId = 1;
     private long nextSegmentId = 1;
     private long nextAttachId = 1;
     private long nextExportId = 1;
 
+    /** A proxy at another node (or this one) of one of this node's segments. */
+    record HomeImport(long segmentId, byte[] importer, long proxyId, boolean writeThrough) {
+    }
+
     /** One {@code seg_exp} of a segment. */
     record Export(long id, long segmentId, long session, boolean writeThrough, byte[] handle) {
     }
 
-    NodeState(NodeConfig config, NodeAddressImpl address) {
+    NodeState(NodeConfig config, NodeAddressImpl address, ClusterKey clusterKey) {
         this.config = config;
         this.address = address;
+        this.clusterKey = clusterKey;
         this.memory = new MemoryAccount(config.memoryBytes());
     }
 
@@ -37,6 +52,7 @@ final class NodeState {
     long newSegmentId() { return nextSegmentId++; }
     long newAttachId() { return nextAttachId++; }
     long newExportId() { return nextExportId++; }
+    long newTokenId() { return nextTokenId++; }
 
     /** @return a random reservation key; never 0, which means "no reservation" */
     long newReservationKey() {

@@ -27,6 +27,7 @@ final class Segment {
     int state = ACTIVE;
     int attachCount;
     int exports;
+    boolean everExported;
     long cacheBytes = -1;
 
     Segment(long id, long size, int flags, long creatorSession, long creatorPid, SegmentFile file,
@@ -52,7 +53,7 @@ final class Segment {
 
     SegmentDescriptor describe() {
         return new SegmentDescriptor(id, size, flags, brk, file.path().toString(),
-            io.softcmi.wire.SegmentFileLayout.HEADER_SIZE, creatorSession, creatorPid, state, attachCount, exports > 0,
+            io.softcmi.wire.SegmentFileLayout.HEADER_SIZE, creatorSession, creatorPid, state, attachCount, everExported,
             false);
     }
 

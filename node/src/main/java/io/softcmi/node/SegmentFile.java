@@ -96,6 +96,20 @@ final class SegmentFile {
     }
 
     /**
+     * Maps the whole file (header and data) for the daemon's remote data path; unmapped by {@link #delete}.
+     *
+     * @param size segment size
+     * @return the mapping
+     */
+    MemorySegment mapWhole(long size) {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, SegmentFileLayout.HEADER_SIZE + size, arena);
+        } catch (IOException e) {
+            throw NodeException.nomem("cannot map segment file " + path + ": " + e);
+        }
+    }
+
+    /**
      * Grows the backing memory of {@code [from, to)} of the data, before the break moves there.
      *
      * @return 0 or errno

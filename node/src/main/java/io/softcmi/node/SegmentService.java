@@ -121,6 +121,11 @@ final class SegmentService {
         if (!seg.marked()) {
             seg.state = Segment.MARKED;
             // Remote access ends with the mark: exports and their tokens go (cmi(7) Segment Lifetime).
+            RemoteTarget t = state.targets.get(seg.id);
+            if (t != null) {
+                t.marked = true;
+            }
+            state.tokens.values().removeIf(tok -> tok.segmentId() == seg.id);
             state.exports.values().removeIf(e -> e.segmentId() == seg.id);
             state.sessions.values().forEach(ses -> ses.exports.values().removeIf(id -> id == seg.id));
         }
@@ -129,6 +134,9 @@ final class SegmentService {
 
     private void reclaimIfUnused(Segment seg) {
         if (seg.marked() && seg.attachCount <= 0 && state.segments.remove(seg.id) != null) {
+            // Unpublish before unmapping: a remote access that still finds it fails on the closed mapping.
+            state.targets.remove(seg.id);
+            state.homeImports.removeIf(i -> i.segmentId() == seg.id);
             seg.file.delete();
             state.memory.release(seg.reservation, seg.charged);
             Session creator = state.sessions.get(seg.creatorSession);
@@ -191,6 +199,9 @@ final class SegmentService {
         byte[] handle = new RemoteSegmentHandleImpl(state.address, seg.id, seg.id, exportId, seg.size, seg.flags,
             writeThrough).toBytes();
         state.exports.put(exportId, new NodeState.Export(exportId, seg.id, s.id, writeThrough, handle));
+        state.targets.computeIfAbsent(seg.id, id -> new RemoteTarget(id, seg.size, seg.has(SegFlag.EXTENSIBLE),
+            seg.file.mapWhole(seg.size)));
+        seg.everExported = true;
         s.exports.put(exportId, seg.id);
         seg.exports++;
         return new ControlMessage.BytesValue(handle);

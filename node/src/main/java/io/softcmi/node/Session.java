@@ -27,6 +27,7 @@ final class Session {
     final Instant started = Instant.now();
     final Map<Long, Long> attachments = new HashMap<>();      // attach id -> segment id
     final Set<Long> created = new LinkedHashSet<>();
+    final Set<Long> imported = new LinkedHashSet<>();
     final Map<Long, Long> exports = new HashMap<>();          // export id -> segment id
     MemoryReservation reservation;
     long defaultCacheBytes = -1;

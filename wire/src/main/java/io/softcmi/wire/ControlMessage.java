@@ -170,6 +170,99 @@ public sealed interface ControlMessage {
         static AdminDeleteReservation decode(WireReader r) { return new AdminDeleteReservation(r.getLong()); }
     }
 
+    /** {@code seg_imp}. @param handle the remote segment handle's bytes */
+    record SegImport(byte[] handle) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_IMPORT; }
+        public void encode(WireWriter w) { w.putBytes(handle); }
+        static SegImport decode(WireReader r) { return new SegImport(r.getBytes(MAX_STRING)); }
+    }
+
+    /**
+     * {@code tok_new} / {@code tok_newva}.
+     *
+     * @param segId segment
+     * @param node node address bytes (ANY for any node)
+     * @param access Access bits
+     * @param offset start of the range ({@code tok_newva}) or 0
+     * @param size length of the range, or 0 for the whole segment
+     */
+    record TokNew(long segId, byte[] node, int access, long offset, long size) implements ControlMessage {
+        public MessageType type() { return MessageType.TOK_NEW; }
+        public void encode(WireWriter w) { w.putLong(segId).putBytes(node).putInt(access).putLong(offset).putLong(size); }
+        static TokNew decode(WireReader r) { return new TokNew(r.getLong(), r.getBytes(MAX_STRING), r.getInt(), r.getLong(), r.getLong()); }
+    }
+
+    /** {@code tok_del}. @param token the token's bytes */
+    record TokDel(byte[] token) implements ControlMessage {
+        public MessageType type() { return MessageType.TOK_DEL; }
+        public void encode(WireWriter w) { w.putBytes(token); }
+        static TokDel decode(WireReader r) { return new TokDel(r.getBytes(MAX_STRING)); }
+    }
+
+    /** {@code seg_ctl(CMI_SEG_TOKEN)}. @param segId proxy segment @param token the token's bytes */
+    record SegSetToken(long segId, byte[] token) implements ControlMessage {
+        public MessageType type() { return MessageType.SEG_SET_TOKEN; }
+        public void encode(WireWriter w) { w.putLong(segId).putBytes(token); }
+        static SegSetToken decode(WireReader r) { return new SegSetToken(r.getLong(), r.getBytes(MAX_STRING)); }
+    }
+
+    /** Asks the node for a ticket proving the process belongs to it (for remote data sessions). */
+    record TicketRequest() implements ControlMessage {
+        public MessageType type() { return MessageType.TICKET; }
+        public void encode(WireWriter w) { }
+        static TicketRequest decode(WireReader r) { return new TicketRequest(); }
+    }
+
+    /** Peer authentication, step 1. @param nodeId caller's node id @param nonce caller's challenge */
+    record PeerHello(byte[] nodeId, byte[] nonce) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_HELLO; }
+        public void encode(WireWriter w) { w.putBytes(nodeId).putBytes(nonce); }
+        static PeerHello decode(WireReader r) { return new PeerHello(r.getBytes(64), r.getBytes(64)); }
+    }
+
+    /**
+     * Peer authentication, step 2: the callee proves the key and challenges back.
+     *
+     * @param nodeId callee's node id
+     * @param nonce callee's challenge
+     * @param proof HMAC of the caller's challenge
+     */
+    record PeerChallenge(byte[] nodeId, byte[] nonce, byte[] proof) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_CHALLENGE; }
+        public void encode(WireWriter w) { w.putBytes(nodeId).putBytes(nonce).putBytes(proof); }
+        static PeerChallenge decode(WireReader r) { return new PeerChallenge(r.getBytes(64), r.getBytes(64), r.getBytes(64)); }
+    }
+
+    /** Peer authentication, step 3. @param proof HMAC of the callee's challenge */
+    record PeerProof(byte[] proof) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_PROOF; }
+        public void encode(WireWriter w) { w.putBytes(proof); }
+        static PeerProof decode(WireReader r) { return new PeerProof(r.getBytes(64)); }
+    }
+
+    /**
+     * A node imports one of the callee's segments.
+     *
+     * @param segId segment at the home
+     * @param generation generation from the handle
+     * @param writeThrough uncached import
+     * @param importer importing node's address bytes
+     * @param proxyId the proxy's id at the importer
+     */
+    record PeerImport(long segId, long generation, boolean writeThrough, byte[] importer, long proxyId)
+            implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_IMPORT; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(generation).putBoolean(writeThrough).putBytes(importer).putLong(proxyId); }
+        static PeerImport decode(WireReader r) { return new PeerImport(r.getLong(), r.getLong(), r.getBoolean(), r.getBytes(MAX_STRING), r.getLong()); }
+    }
+
+    /** A node's proxy of the callee's segment is gone. @param segId segment @param importer node @param proxyId proxy */
+    record PeerUnimport(long segId, byte[] importer, long proxyId) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_UNIMPORT; }
+        public void encode(WireWriter w) { w.putLong(segId).putBytes(importer).putLong(proxyId); }
+        static PeerUnimport decode(WireReader r) { return new PeerUnimport(r.getLong(), r.getBytes(MAX_STRING), r.getLong()); }
+    }
+
     // ---- replies ----
 
     /**
@@ -270,6 +363,31 @@ public sealed interface ControlMessage {
         }
     }
 
+    /**
+     * A proxy segment (an import).
+     *
+     * @param local the proxy as a segment of this node
+     * @param home the home node's address bytes
+     * @param homeSegmentId the segment's id at the home
+     * @param writeThrough uncached import
+     * @param token the token set for it, or empty
+     */
+    record ProxyReply(SegmentDescriptor local, byte[] home, long homeSegmentId, boolean writeThrough, byte[] token)
+            implements ControlMessage {
+        public MessageType type() { return MessageType.PROXY; }
+        public void encode(WireWriter w) { local.encode(w); w.putBytes(home).putLong(homeSegmentId).putBoolean(writeThrough).putBytes(token); }
+        static ProxyReply decode(WireReader r) {
+            return new ProxyReply(SegmentDescriptor.decode(r), r.getBytes(MAX_STRING), r.getLong(), r.getBoolean(), r.getBytes(MAX_STRING));
+        }
+    }
+
+    /** Reply to {@link SegAttach} of a proxy. @param attachId the attach @param proxy the proxy */
+    record ProxyAttached(long attachId, ProxyReply proxy) implements ControlMessage {
+        public MessageType type() { return MessageType.PROXY_ATTACHED; }
+        public void encode(WireWriter w) { w.putLong(attachId); proxy.encode(w); }
+        static ProxyAttached decode(WireReader r) { return new ProxyAttached(r.getLong(), ProxyReply.decode(r)); }
+    }
+
     // ---- notices (node to client, correlation id 0) ----
 
     /**
@@ -309,6 +427,13 @@ public sealed interface ControlMessage {
         public MessageType type() { return MessageType.NODE_SHUTDOWN; }
         public void encode(WireWriter w) { w.putString(reason); }
         static NodeShutdown decode(WireReader r) { return new NodeShutdown(r.getString(MAX_STRING)); }
+    }
+
+    /** The token of a proxy changed (set by its importer). @param segId proxy @param token new token bytes */
+    record TokenNotice(long segId, byte[] token) implements ControlMessage {
+        public MessageType type() { return MessageType.TOKEN_NOTICE; }
+        public void encode(WireWriter w) { w.putLong(segId).putBytes(token); }
+        static TokenNotice decode(WireReader r) { return new TokenNotice(r.getLong(), r.getBytes(MAX_STRING)); }
     }
 
     private static void putStrings(WireWriter w, List<String> values) {

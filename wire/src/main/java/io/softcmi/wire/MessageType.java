@@ -27,6 +27,16 @@ public enum MessageType {
     /** {@link ControlMessage.AdminList}. */ ADMIN_LIST(18, ControlMessage.AdminList::decode),
     /** {@link ControlMessage.AdminDeleteReservation}. */
     ADMIN_DELETE_RESERVATION(19, ControlMessage.AdminDeleteReservation::decode),
+    /** {@link ControlMessage.SegImport}. */ SEG_IMPORT(20, ControlMessage.SegImport::decode),
+    /** {@link ControlMessage.TokNew}. */ TOK_NEW(21, ControlMessage.TokNew::decode),
+    /** {@link ControlMessage.TokDel}. */ TOK_DEL(22, ControlMessage.TokDel::decode),
+    /** {@link ControlMessage.SegSetToken}. */ SEG_SET_TOKEN(23, ControlMessage.SegSetToken::decode),
+    /** {@link ControlMessage.TicketRequest}. */ TICKET(24, ControlMessage.TicketRequest::decode),
+    /** {@link ControlMessage.PeerHello}. */ PEER_HELLO(40, ControlMessage.PeerHello::decode),
+    /** {@link ControlMessage.PeerChallenge}. */ PEER_CHALLENGE(41, ControlMessage.PeerChallenge::decode),
+    /** {@link ControlMessage.PeerProof}. */ PEER_PROOF(42, ControlMessage.PeerProof::decode),
+    /** {@link ControlMessage.PeerImport}. */ PEER_IMPORT(43, ControlMessage.PeerImport::decode),
+    /** {@link ControlMessage.PeerUnimport}. */ PEER_UNIMPORT(44, ControlMessage.PeerUnimport::decode),
 
     /** {@link ControlMessage.HelloReply}. */ HELLO_REPLY(64, ControlMessage.HelloReply::decode),
     /** {@link ControlMessage.Ok}. */ OK(65, ControlMessage.Ok::decode),
@@ -39,9 +49,12 @@ public enum MessageType {
     /** {@link ControlMessage.ReservationReply}. */ RESERVATION(72, ControlMessage.ReservationReply::decode),
     /** {@link ControlMessage.RangeReply}. */ RANGE(73, ControlMessage.RangeReply::decode),
     /** {@link ControlMessage.Table}. */ TABLE(74, ControlMessage.Table::decode),
+    /** {@link ControlMessage.ProxyReply}. */ PROXY(75, ControlMessage.ProxyReply::decode),
+    /** {@link ControlMessage.ProxyAttached}. */ PROXY_ATTACHED(76, ControlMessage.ProxyAttached::decode),
 
     /** {@link ControlMessage.EventNotice}. */ EVENT_NOTICE(128, ControlMessage.EventNotice::decode),
-    /** {@link ControlMessage.NodeShutdown}. */ NODE_SHUTDOWN(129, ControlMessage.NodeShutdown::decode);
+    /** {@link ControlMessage.NodeShutdown}. */ NODE_SHUTDOWN(129, ControlMessage.NodeShutdown::decode),
+    /** {@link ControlMessage.TokenNotice}. */ TOKEN_NOTICE(130, ControlMessage.TokenNotice::decode);
 
     private static final MessageType[] BY_ID = new MessageType[256];
 

@@ -58,7 +58,9 @@ final class ContextImpl implements CmiContext {
     private final NodeAddress nodeAddress;
     private final Tracer tracer;
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
-    private final Map<LocalMapping, Boolean> mappings = new ConcurrentHashMap<>();
+    private final Map<CmiMapping, Boolean> mappings = new ConcurrentHashMap<>();
+    private final Map<NodeAddressImpl, RemoteConnection> connections = new ConcurrentHashMap<>();
+    private volatile byte[] ticket;
     private final Map<Long, SegmentImpl> knownSegments = new ConcurrentHashMap<>();
     private final EventQueue events = new EventQueue();
     private final Object lifecycle = new Object();
@@ -161,10 +163,16 @@ final class ContextImpl implements CmiContext {
     /** Ends the context: unmaps everything and closes the session (the node applies lifetime rules). */
     private void end() {
         closed = true;
-        for (LocalMapping m : mappings.keySet()) {
-            closeArena(m);
+        for (CmiMapping m : mappings.keySet()) {
+            if (m instanceof LocalMapping lm) {
+                closeArena(lm);
+            } else if (m instanceof RemoteMapping rm) {
+                rm.detach();
+            }
         }
         mappings.clear();
+        connections.values().forEach(RemoteConnection::close);
+        connections.clear();
         channel.close();
         CmiRuntime.contextEnded(this);
     }
@@ -186,6 +194,13 @@ final class ContextImpl implements CmiContext {
                     tracer.trace(TraceFacility.EVT, TraceLevel.ERROR, "dropped malformed event: " + e.getMessage());
                 }
             }
+            case ControlMessage.TokenNotice t -> {
+                try {
+                    updateToken(t.segId(), (TokenImpl) HandleCodec.token(t.token()));
+                } catch (RuntimeException e) {
+                    tracer.trace(TraceFacility.TOK, TraceLevel.ERROR, "dropped malformed token notice");
+                }
+            }
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
             default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
@@ -197,7 +212,46 @@ final class ContextImpl implements CmiContext {
         if (s != null) {
             return s;
         }
-        return new SegmentImpl(new SegmentDescriptor(id, 0, 0, 0, "", 0, 0, 0, 0, 0, false, false), nodeAddress);
+        return new SegmentImpl(new SegmentDescriptor(id, 0, 0, 0, "", 0, 0, 0, 0, 0, false, false), nodeAddress,
+            nodeAddress);
+    }
+
+    private void updateToken(long proxyId, TokenImpl token) {
+        for (CmiMapping m : mappings.keySet()) {
+            if (m instanceof RemoteMapping rm && rm.segment.id() == proxyId) {
+                rm.setToken(token);
+            }
+        }
+    }
+
+    /**
+     * The data connection to a home node, opened on first use with this node's ticket.
+     *
+     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the home cannot be reached
+     */
+    RemoteConnection connection(NodeAddressImpl home, long segmentId, long offset) {
+        RemoteConnection c = connections.get(home);
+        if (c != null && !c.broken()) {
+            return c;
+        }
+        synchronized (connections) {
+            c = connections.get(home);
+            if (c == null || c.broken()) {
+                try {
+                    byte[] t = ticket;
+                    if (t == null) {
+                        t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
+                        ticket = t;
+                    }
+                    c = RemoteConnection.open(home, t);
+                } catch (java.io.IOException | RuntimeException e) {
+                    tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
+                    throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, segmentId, offset);
+                }
+                connections.put(home, c);
+            }
+            return c;
+        }
     }
 
     // ---- context attributes ----
@@ -215,14 +269,38 @@ final class ContextImpl implements CmiContext {
     // ---- segments ----
 
     private SegmentImpl remember(SegmentDescriptor d) {
-        SegmentImpl s = new SegmentImpl(d, nodeAddress);
+        SegmentImpl s = new SegmentImpl(d, nodeAddress, nodeAddress);
         knownSegments.putIfAbsent(s.id(), s);
         return knownSegments.get(s.id());
     }
 
-    /** Resolves a handle given by the caller to one of this node's segments. */
+    private SegmentImpl remember(ControlMessage.ProxyReply p) {
+        SegmentImpl s = new SegmentImpl(p.local(), HandleCodec.nodeAddress(p.home()), nodeAddress);
+        knownSegments.putIfAbsent(s.id(), s);
+        return knownSegments.get(s.id());
+    }
+
+    private SegmentImpl lookup(long id) {
+        ControlMessage reply = channel.call(new ControlMessage.SegLookup(id), ControlMessage.class);
+        return switch (reply) {
+            case SegmentReply r -> remember(r.segment());
+            case ControlMessage.ProxyReply p -> remember(p);
+            default -> throw Errors.fail(CmiError.INVAL, "node answered " + reply.type() + " to a segment lookup");
+        };
+    }
+
+    private SegmentDescriptor describe(long id) {
+        ControlMessage reply = channel.call(new ControlMessage.SegLookup(id), ControlMessage.class);
+        return switch (reply) {
+            case SegmentReply r -> r.segment();
+            case ControlMessage.ProxyReply p -> p.local();
+            default -> throw Errors.fail(CmiError.INVAL, "node answered " + reply.type() + " to a segment lookup");
+        };
+    }
+
+    /** Resolves a handle given by the caller to one of this node's segments (local or proxy). */
     private SegmentImpl own(CmiSegment seg) {
-        if (seg instanceof SegmentImpl s && s.home().equals(nodeAddress)) {
+        if (seg instanceof SegmentImpl s && s.issuer().equals(nodeAddress)) {
             return s;
         }
         throw Errors.fail(CmiError.INVAL, "not a segment of this node: " + seg);
@@ -248,7 +326,7 @@ final class ContextImpl implements CmiContext {
     @Override
     public CmiSegment segFromId(long id) {
         enter(TraceFacility.SEG, "seg_from_id " + id);
-        return remember(channel.call(new ControlMessage.SegLookup(id), SegmentReply.class).segment());
+        return lookup(id);
     }
 
     @Override
@@ -256,6 +334,16 @@ final class ContextImpl implements CmiContext {
         enter(TraceFacility.SEG, "seg_at " + seg + " " + flags);
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
         boolean readOnly = Errors.checkNotNull(flags, "flags").contains(AttachFlag.READ);
+        if (s.imported()) {
+            ControlMessage.ProxyAttached pa = channel.call(new ControlMessage.SegAttach(s.id(), readOnly),
+                ControlMessage.ProxyAttached.class);
+            ControlMessage.ProxyReply p = pa.proxy();
+            TokenImpl token = p.token().length == 0 ? null : (TokenImpl) HandleCodec.token(p.token());
+            RemoteMapping rm = new RemoteMapping(this, s, pa.attachId(), (NodeAddressImpl) HandleCodec.nodeAddress(p.home()),
+                p.homeSegmentId(), p.local().size(), readOnly, token);
+            mappings.put(rm, Boolean.TRUE);
+            return rm;
+        }
         Attached a = channel.call(new ControlMessage.SegAttach(s.id(), readOnly), Attached.class);
         LocalMapping m;
         try {
@@ -271,9 +359,15 @@ final class ContextImpl implements CmiContext {
     @Override
     public void segDt(CmiMapping mapping) {
         enter(TraceFacility.SEG, "seg_dt " + mapping);
-        if (!(mapping instanceof LocalMapping m) || m.context != this || mappings.remove(m) == null) {
+        if (mapping == null || mappings.remove(mapping) == null) {
             throw Errors.fail(CmiError.INVAL, "not an attached mapping of this context: " + mapping);
         }
+        if (mapping instanceof RemoteMapping rm) {
+            rm.detach();
+            channel.call(new ControlMessage.SegDetach(rm.attachId), Ok.class);
+            return;
+        }
+        LocalMapping m = (LocalMapping) mapping;
         closeArena(m);
         channel.call(new ControlMessage.SegDetach(m.attachId), Ok.class);
     }
@@ -300,6 +394,9 @@ final class ContextImpl implements CmiContext {
     public RemoteSegmentHandle segExp(CmiSegment seg, Set<ExportAttr> attrs) {
         enter(TraceFacility.SEG, "seg_exp " + seg + " " + attrs);
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        if (s.imported()) {
+            throw Errors.fail(CmiError.INVAL, "an imported segment cannot be exported: " + s);
+        }
         int bits = FlagBits.toBits(Errors.checkNotNull(attrs, "attributes"));
         byte[] handle = channel.call(new ControlMessage.SegExport(s.id(), bits), ControlMessage.BytesValue.class).value();
         return HandleCodec.remoteSegmentHandle(handle);
@@ -317,8 +414,10 @@ final class ContextImpl implements CmiContext {
     @Override
     public CmiSegment segImp(RemoteSegmentHandle rseg) {
         enter(TraceFacility.SEG, "seg_imp");
-        Errors.checkNotNull(rseg, "remote segment handle");
-        throw notYet("seg_imp");
+        if (!(Errors.checkNotNull(rseg, "remote segment handle") instanceof RemoteSegmentHandleImpl h)) {
+            throw Errors.fail(CmiError.INVAL, "not a remote segment handle of this library");
+        }
+        return remember(channel.call(new ControlMessage.SegImport(h.toBytes()), ControlMessage.ProxyReply.class));
     }
 
     @Override
@@ -335,17 +434,21 @@ final class ContextImpl implements CmiContext {
         if (!s.imported()) {
             throw Errors.fail(CmiError.INVAL, "CMI_SEG_TOKEN applies to imported segments only: " + s);
         }
-        throw notYet("seg_ctl(CMI_SEG_TOKEN)");
+        if (!(token instanceof TokenImpl t)) {
+            throw Errors.fail(CmiError.INVAL, "not a token of this library");
+        }
+        channel.call(new ControlMessage.SegSetToken(s.id(), t.toBytes()), Ok.class);
+        updateToken(s.id(), t);
     }
 
     @Override
     public SegStatus segStatus(CmiSegment seg) {
         enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS) " + seg);
-        SegmentDescriptor d = channel.call(new ControlMessage.SegLookup(own(Errors.checkNotNull(seg, "segment")).id()),
-            SegmentReply.class).segment();
+        SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        SegmentDescriptor d = describe(s.id());
         return new SegStatus(d.id(), d.size(), d.brk(), FlagBits.fromBits(d.flags(), SegFlag.class),
             SegState.values()[Math.min(d.state(), SegState.values().length - 1)], d.attachCount(), d.creatorPid(),
-            d.exported(), d.imported(), nodeAddress);
+            d.exported(), d.imported(), s.home());
     }
 
     @Override
@@ -374,7 +477,7 @@ final class ContextImpl implements CmiContext {
     public SegInfo segInfo(CmiSegment seg) {
         enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_INFO) " + seg);
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
-        SegmentDescriptor d = channel.call(new ControlMessage.SegLookup(s.id()), SegmentReply.class).segment();
+        SegmentDescriptor d = describe(s.id());
         Set<SegFlag> flags = FlagBits.fromBits(d.flags(), SegFlag.class);
         long align = flags.contains(SegFlag.LARGE_PAGES) ? CmiRuntime.LARGE_PAGE : CmiRuntime.PAGE;
         return new SegInfo(align, d.size(), flags, CmiRuntime.PAGE, CmiRuntime.PAGE);
@@ -385,10 +488,23 @@ final class ContextImpl implements CmiContext {
     @Override
     public CmiToken tokNew(CmiSegment seg, NodeAddress node, Set<Access> access) {
         enter(TraceFacility.TOK, "tok_new " + seg);
-        own(Errors.checkNotNull(seg, "segment"));
-        Errors.checkNotNull(node, "node address");
-        Errors.checkNotNull(access, "access");
-        throw notYet("tok_new");
+        return newToken(seg, node, access, 0, 0);
+    }
+
+    private CmiToken newToken(CmiSegment seg, NodeAddress node, Set<Access> access, long offset, long size) {
+        SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        if (s.imported()) {
+            throw Errors.fail(CmiError.INVAL, "tokens are made at the home node, not for an import: " + s);
+        }
+        if (!(Errors.checkNotNull(node, "node address") instanceof NodeAddressImpl n)) {
+            throw Errors.fail(CmiError.INVAL, "not a node address of this library: " + node);
+        }
+        if (Errors.checkNotNull(access, "access").isEmpty()) {
+            throw Errors.fail(CmiError.INVAL, "a token needs one or more of READ, WRITE, ATOMIC");
+        }
+        byte[] bytes = channel.call(new ControlMessage.TokNew(s.id(), n.toBytes(), FlagBits.toBits(access), offset, size),
+            ControlMessage.BytesValue.class).value();
+        return HandleCodec.token(bytes);
     }
 
     @Override
@@ -397,19 +513,20 @@ final class ContextImpl implements CmiContext {
         if (version.minor() < 1) {
             throw Errors.fail(CmiError.NOTSUPP, "tok_newva needs CMI API 1.1; this context negotiated " + version);
         }
-        own(Errors.checkNotNull(seg, "segment"));
-        throw notYet("tok_newva");
+        if (size <= 0 || offset < 0) {
+            throw Errors.fail(CmiError.INVAL, "token range must be a positive size at a non-negative offset: " + offset
+                + "+" + size);
+        }
+        return newToken(seg, node, access, offset, size);
     }
 
     @Override
     public void tokDel(CmiToken token) {
         enter(TraceFacility.TOK, "tok_del");
-        Errors.checkNotNull(token, "token");
-        throw notYet("tok_del");
-    }
-
-    private static RuntimeException notYet(String call) {
-        return Errors.fail(CmiError.NOTSUPP, call + " is not available yet: remote access is not implemented");
+        if (!(Errors.checkNotNull(token, "token") instanceof TokenImpl t)) {
+            throw Errors.fail(CmiError.INVAL, "not a token of this library");
+        }
+        channel.call(new ControlMessage.TokDel(t.toBytes()), Ok.class);
     }
 
     // ---- attributes ----
@@ -549,6 +666,9 @@ final class ContextImpl implements CmiContext {
         if (m instanceof LocalMapping lm && lm.context == this) {
             return lm.cas(offset, cmpval, swpval);
         }
+        if (m instanceof RemoteMapping rm && rm.context == this) {
+            return rm.cas(offset, cmpval, swpval);
+        }
         throw Errors.fail(CmiError.INVAL, "not a mapping of this context: " + m);
     }
 
@@ -556,12 +676,14 @@ final class ContextImpl implements CmiContext {
     public void cflush(List<CmiAddress> addresses) {
         enter(TraceFacility.MEM, "cflush");
         for (CmiAddress a : Errors.checkNotNull(addresses, "addresses")) {
-            if (a == null || !(a.mapping() instanceof LocalMapping m) || m.context != this || !m.attached()
-                    || a.offset() < 0 || a.offset() >= m.size()) {
+            boolean ours = a != null && (a.mapping() instanceof LocalMapping m && m.context == this && m.attached()
+                || a.mapping() instanceof RemoteMapping r && r.context == this && r.attached());
+            if (!ours || a.offset() < 0 || a.offset() >= a.mapping().size()) {
                 throw Errors.fail(CmiError.INVAL, "not an address in an attached segment of this context: " + a);
             }
         }
-        // Local segments are coherent through the mapping: a fence commits the caller's stores.
+        // Local segments are coherent through the mapping, and remote stores are complete at the
+        // home when they return (nothing is cached yet): a fence commits the caller's stores.
         java.lang.invoke.VarHandle.fullFence();
     }
 

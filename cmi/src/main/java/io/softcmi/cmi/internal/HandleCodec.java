@@ -16,7 +16,8 @@ import io.softcmi.wire.WireWriter;
  * node address : "CMIN" | version | node id (16) | port (2) | host length (1) | host (UTF-8)
  * remote handle: "CMIR" | version | node address (length-prefixed) | segment id (8) | generation (8)
  *                | export id (8) | size (8) | seg flags (4) | write-through (1)
- * token        : "CMIT" | version | home node id (16) | segment id (8) | token id (8) | secret (16)
+ * token        : "CMIT" | version | home node id (16) | segment id (8) | token id (8) | bound node id (16)
+ *                | secret (16)
  * </pre>
  */
 public final class HandleCodec {
@@ -54,7 +55,7 @@ public final class HandleCodec {
     static byte[] encode(TokenImpl t) {
         WireWriter w = new WireWriter(56);
         w.putInt(TOKEN_MAGIC).putByte(VERSION).putRaw(t.homeNodeId()).putLong(t.segmentId()).putLong(t.tokenId())
-            .putRaw(t.secret());
+            .putRaw(t.boundNodeId()).putRaw(t.secret());
         return w.toByteArray();
     }
 
@@ -123,7 +124,7 @@ public final class HandleCodec {
             WireReader r = new WireReader(Errors.checkNotNull(bytes, "token bytes"));
             expectHeader(r, TOKEN_MAGIC, "token");
             TokenImpl t = new TokenImpl(r.getRaw(NodeAddressImpl.ID_LENGTH), r.getLong(), r.getLong(),
-                r.getRaw(TokenImpl.SECRET_LENGTH));
+                r.getRaw(NodeAddressImpl.ID_LENGTH), r.getRaw(TokenImpl.SECRET_LENGTH));
             r.expectEnd();
             return t;
         } catch (WireFormatException | IllegalArgumentException e) {
@@ -133,7 +134,7 @@ public final class HandleCodec {
 
     /** @return the encoded length of every token ({@code CMI_ATTR_TOKEN_SIZE}) */
     public static int tokenSize() {
-        return 4 + 1 + NodeAddressImpl.ID_LENGTH + 8 + 8 + TokenImpl.SECRET_LENGTH;
+        return 4 + 1 + NodeAddressImpl.ID_LENGTH + 8 + 8 + NodeAddressImpl.ID_LENGTH + TokenImpl.SECRET_LENGTH;
     }
 
     private static void expectHeader(WireReader r, int magic, String what) {

@@ -16,8 +16,10 @@ final class SegmentImpl implements CmiSegment {
     private final Set<SegFlag> flags;
     private final boolean imported;
     private final NodeAddress home;
+    private final NodeAddress issuer;
 
-    SegmentImpl(SegmentDescriptor d, NodeAddress home) {
+    SegmentImpl(SegmentDescriptor d, NodeAddress home, NodeAddress issuer) {
+        this.issuer = issuer;
         this.id = d.id();
         this.size = d.size();
         this.flags = Set.copyOf(FlagBits.fromBits(d.flags(), SegFlag.class));
@@ -45,6 +47,11 @@ final class SegmentImpl implements CmiSegment {
         return home;
     }
 
+    /** @return the node whose id space {@link #id()} belongs to (this process's node) */
+    NodeAddress issuer() {
+        return issuer;
+    }
+
     Set<SegFlag> flags() {
         return flags;
     }
@@ -55,7 +62,7 @@ final class SegmentImpl implements CmiSegment {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SegmentImpl s && s.id == id && s.home.equals(home);
+        return o instanceof SegmentImpl s && s.id == id && s.issuer.equals(issuer);
     }
 
     @Override

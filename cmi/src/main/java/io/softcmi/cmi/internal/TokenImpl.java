@@ -12,9 +12,11 @@ import java.util.HexFormat;
  * @param homeNodeId the home node's id
  * @param segmentId the segment at the home
  * @param tokenId the token's id at the home
+ * @param boundNodeId the node the token was made for, all zero for {@code CMI_NADDR_ANY}
  * @param secret 16 random bytes
  */
-public record TokenImpl(byte[] homeNodeId, long segmentId, long tokenId, byte[] secret) implements CmiToken {
+public record TokenImpl(byte[] homeNodeId, long segmentId, long tokenId, byte[] boundNodeId, byte[] secret)
+        implements CmiToken {
     /** Length of a token's secret. */
     public static final int SECRET_LENGTH = 16;
 
@@ -24,14 +26,42 @@ public record TokenImpl(byte[] homeNodeId, long segmentId, long tokenId, byte[] 
      * @param homeNodeId 16 bytes
      * @param segmentId segment id
      * @param tokenId token id
+     * @param boundNodeId 16 bytes
      * @param secret 16 bytes
      */
     public TokenImpl {
-        if (homeNodeId.length != NodeAddressImpl.ID_LENGTH || secret.length != SECRET_LENGTH) {
+        if (homeNodeId.length != NodeAddressImpl.ID_LENGTH || boundNodeId.length != NodeAddressImpl.ID_LENGTH
+                || secret.length != SECRET_LENGTH) {
             throw new IllegalArgumentException("bad token");
         }
         homeNodeId = homeNodeId.clone();
+        boundNodeId = boundNodeId.clone();
         secret = secret.clone();
+    }
+
+    @Override
+    public byte[] boundNodeId() {
+        return boundNodeId.clone();
+    }
+
+    /** @return whether the token is for any node ({@code CMI_NADDR_ANY}) */
+    public boolean anyNode() {
+        for (byte b : boundNodeId) {
+            if (b != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the secret's first 8 bytes as a big-endian long (for the data path) */
+    public long secretHi() {
+        return java.nio.ByteBuffer.wrap(secret).getLong(0);
+    }
+
+    /** @return the secret's last 8 bytes as a big-endian long (for the data path) */
+    public long secretLo() {
+        return java.nio.ByteBuffer.wrap(secret).getLong(8);
     }
 
     @Override
@@ -62,7 +92,7 @@ public record TokenImpl(byte[] homeNodeId, long segmentId, long tokenId, byte[] 
     @Override
     public boolean equals(Object o) {
         return o instanceof TokenImpl t && Arrays.equals(homeNodeId, t.homeNodeId) && segmentId == t.segmentId
-            && tokenId == t.tokenId && Arrays.equals(secret, t.secret);
+            && tokenId == t.tokenId && Arrays.equals(boundNodeId, t.boundNodeId) && Arrays.equals(secret, t.secret);
     }
 
     @Override

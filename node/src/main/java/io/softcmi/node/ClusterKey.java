@@ -1,0 +1,92 @@
+package io.softcmi.node;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The cluster key daemons share ({@code --cluster-key FILE}) and what is built on it: the peer
+ * challenge/response (HMAC-SHA256 over the other side's nonce; the key never travels) and node
+ * tickets, which prove to a home node which node a process belongs to.
+ *
+ * <p>Without a key file a node draws a random key: it trusts only itself.
+ *
+ * <pre>
+ * ticket: node id (16) | session id (8) | expiry, epoch ms (8) | HMAC-SHA256(key, the 32 bytes before) (32)
+ * </pre>
+ */
+final class ClusterKey {
+    static final int TICKET_LENGTH = 16 + 8 + 8 + 32;
+    private static final long TICKET_LIFETIME_MS = 24L * 3600 * 1000;
+    private final byte[] key;
+
+    private ClusterKey(byte[] key) {
+        this.key = key;
+    }
+
+    static ClusterKey load(Path file) throws IOException {
+        if (file == null) {
+            byte[] k = new byte[32];
+            new SecureRandom().nextBytes(k);
+            return new ClusterKey(k);
+        }
+        byte[] k = Files.readAllBytes(file);
+        if (k.length < 16) {
+            throw new IOException("cluster key file " + file + " holds fewer than 16 bytes");
+        }
+        return new ClusterKey(k);
+    }
+
+    byte[] mac(String purpose, byte[]... parts) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            mac.update(purpose.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            for (byte[] p : parts) {
+                mac.update(p);
+            }
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        }
+    }
+
+    boolean verify(byte[] expectedMac, String purpose, byte[]... parts) {
+        return MessageDigest.isEqual(expectedMac, mac(purpose, parts));
+    }
+
+    byte[] issueTicket(byte[] nodeId, long sessionId) {
+        ByteBuffer b = ByteBuffer.allocate(TICKET_LENGTH);
+        b.put(nodeId).putLong(sessionId).putLong(System.currentTimeMillis() + TICKET_LIFETIME_MS);
+        byte[] body = Arrays.copyOf(b.array(), 32);
+        b.put(mac("ticket", body));
+        return b.array();
+    }
+
+    /**
+     * Checks a ticket.
+     *
+     * @param ticket the bytes a process presented
+     * @return the node id it proves, or null if it is forged, expired or malformed
+     */
+    byte[] verifyTicket(byte[] ticket) {
+        if (ticket == null || ticket.length != TICKET_LENGTH) {
+            return null;
+        }
+        byte[] body = Arrays.copyOf(ticket, 32);
+        if (!verify(Arrays.copyOfRange(ticket, 32, TICKET_LENGTH), "ticket", body)) {
+            return null;
+        }
+        if (ByteBuffer.wrap(ticket).getLong(24) < System.currentTimeMillis()) {
+            return null;
+        }
+        return Arrays.copyOf(ticket, 16);
+    }
+}

@@ -1,0 +1,214 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.internal.HandleCodec;
+import io.softcmi.cmi.internal.NodeAddressImpl;
+import io.softcmi.cmi.internal.RemoteSegmentHandleImpl;
+import io.softcmi.cmi.internal.TokenImpl;
+import io.softcmi.wire.ControlMessage;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Imports (cmi(7) "CMI Segment"): {@code seg_imp} on the importing node, the proxy segments it
+ * creates, {@code CMI_SEG_TOKEN}, and the home side of an import ({@link ControlMessage.PeerImport}),
+ * which checks the segment still exists, was exported, and is not imported both cached and
+ * uncached at once.
+ *
+ * <p>{@link #segImport} talks to the home node and so runs without the engine's lock around the
+ * network call (two nodes importing from each other must not deadlock); everything else runs
+ * under it.
+ */
+final class ImportService {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+    private final NodeState state;
+    private final ReentrantLock lock;
+    private final PeerClient peers;
+
+    ImportService(NodeState state, ReentrantLock lock, PeerClient peers) {
+        this.state = state;
+        this.lock = lock;
+        this.peers = peers;
+    }
+
+    /** {@code seg_imp}: called without the lock. */
+    ControlMessage segImport(Session s, ControlMessage.SegImport r) {
+        RemoteSegmentHandleImpl h;
+        try {
+            h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(r.handle());
+        } catch (RuntimeException e) {
+            throw NodeException.inval("not a remote segment handle");
+        }
+        long proxyId;
+        lock.lock();
+        try {
+            if (state.proxies.size() >= state.config.maxImports()) {
+                throw NodeException.nomem("the node holds its maximum of " + state.config.maxImports() + " imports");
+            }
+            proxyId = state.newSegmentId();
+        } finally {
+            lock.unlock();
+        }
+        ControlMessage.PeerImport request = new ControlMessage.PeerImport(h.segmentId(), h.generation(),
+            h.writeThrough(), state.address.toBytes(), proxyId);
+        io.softcmi.wire.SegmentDescriptor home;
+        if (Arrays.equals(h.home().nodeId(), state.address.nodeId())) {
+            lock.lock();
+            try {
+                home = homeImport(request);
+            } finally {
+                lock.unlock();
+            }
+        } else {
+            ControlMessage reply = peers.call(h.home(), request);
+            if (reply instanceof ControlMessage.ErrorReply e) {
+                CmiError[] codes = CmiError.values();
+                throw new NodeException(e.code() >= 0 && e.code() < codes.length ? codes[e.code()] : CmiError.INVAL,
+                    "home node refused the import: " + e.message());
+            }
+            if (!(reply instanceof ControlMessage.SegmentReply sr)) {
+                throw NodeException.inval("home node answered " + reply.type() + " to an import");
+            }
+            home = sr.segment();
+        }
+        lock.lock();
+        try {
+            Proxy p = new Proxy(proxyId, h.home(), h.segmentId(), home.size(), home.flags(), h.writeThrough(), s.id, s.pid);
+            state.proxies.put(proxyId, p);
+            if (state.sessions.containsKey(s.id)) {
+                s.imported.add(proxyId);
+            } else {
+                mark(p);
+            }
+            return p.describe();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The home side of an import (under the lock). */
+    io.softcmi.wire.SegmentDescriptor homeImport(ControlMessage.PeerImport r) {
+        Segment seg = state.segments.get(r.segId());
+        if (seg == null || seg.id != r.generation()) {
+            throw NodeException.inval("segment " + r.segId() + " no longer exists at its home");
+        }
+        if (seg.marked()) {
+            throw NodeException.inval("segment " + seg.id + " is marked for deletion at its home");
+        }
+        if (!seg.everExported) {
+            throw NodeException.perm("segment " + seg.id + " was never exported");
+        }
+        for (NodeState.HomeImport i : state.homeImports) {
+            if (i.segmentId() == seg.id && i.writeThrough() != r.writeThrough()) {
+                throw NodeException.inval("segment " + seg.id + " is imported " + (i.writeThrough() ? "uncached" : "cached")
+                    + " already; cached and uncached imports exclude each other");
+            }
+        }
+        state.homeImports.add(new NodeState.HomeImport(seg.id, r.importer(), r.proxyId(), r.writeThrough()));
+        return seg.describe();
+    }
+
+    /** The home side of an import ending (under the lock). */
+    void homeUnimport(ControlMessage.PeerUnimport r) {
+        state.homeImports.removeIf(i -> i.segmentId() == r.segId() && i.proxyId() == r.proxyId()
+            && Arrays.equals(i.importer(), r.importer()));
+    }
+
+    ControlMessage attach(Session s, Proxy p) {
+        if (p.marked) {
+            throw NodeException.inval("segment " + p.id + " is marked for deletion; it cannot be attached");
+        }
+        long attachId = state.newAttachId();
+        p.attachCount++;
+        s.attachments.put(attachId, p.id);
+        return new ControlMessage.ProxyAttached(attachId, p.describe());
+    }
+
+    void release(Proxy p) {
+        p.attachCount--;
+        reclaimIfUnused(p);
+    }
+
+    ControlMessage remove(Session s, Proxy p) {
+        if (p.importerSession != s.id) {
+            throw NodeException.perm("only the process that imported segment " + p.id + " may remove it");
+        }
+        mark(p);
+        return new ControlMessage.Ok();
+    }
+
+    void mark(Proxy p) {
+        p.marked = true;
+        reclaimIfUnused(p);
+    }
+
+    private void reclaimIfUnused(Proxy p) {
+        if (!p.marked || p.attachCount > 0 || state.proxies.remove(p.id) == null) {
+            return;
+        }
+        Session importer = state.sessions.get(p.importerSession);
+        if (importer != null) {
+            importer.imported.remove(p.id);
+        }
+        ControlMessage.PeerUnimport u = new ControlMessage.PeerUnimport(p.homeSegmentId, state.address.toBytes(), p.id);
+        if (Arrays.equals(p.home.nodeId(), state.address.nodeId())) {
+            homeUnimport(u);
+        } else {
+            Thread.ofVirtual().name("cmid-unimport").start(() -> {
+                try {
+                    peers.call(p.home, u);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.INFO, "could not tell {0} that proxy {1} is gone: {2}", p.home, p.id, e.getMessage());
+                }
+            });
+        }
+    }
+
+    ControlMessage setToken(Session s, ControlMessage.SegSetToken r) {
+        Proxy p = state.proxies.get(r.segId());
+        if (p == null) {
+            if (state.segments.containsKey(r.segId())) {
+                throw NodeException.inval("segment " + r.segId() + " is not imported; tokens are set on imports");
+            }
+            throw NodeException.inval("no segment " + r.segId() + " on this node");
+        }
+        if (p.importerSession != s.id) {
+            throw NodeException.perm("only the process that imported segment " + p.id + " may set its token");
+        }
+        TokenImpl t;
+        try {
+            t = (TokenImpl) HandleCodec.token(r.token());
+        } catch (RuntimeException e) {
+            throw NodeException.inval("not a token");
+        }
+        if (!Arrays.equals(t.homeNodeId(), p.home.nodeId()) || t.segmentId() != p.homeSegmentId) {
+            throw NodeException.inval("the token is for another segment");
+        }
+        if (!t.anyNode() && !Arrays.equals(t.boundNodeId(), state.address.nodeId())) {
+            throw NodeException.perm("the token was made for another node");
+        }
+        p.token = r.token().clone();
+        ControlMessage.TokenNotice notice = new ControlMessage.TokenNotice(p.id, p.token);
+        for (Session other : state.sessions.values()) {
+            if (other.id != s.id) {
+                other.notifier.send(notice);
+            }
+        }
+        return new ControlMessage.Ok();
+    }
+
+    void closeSession(Session s) {
+        for (long id : new ArrayList<>(s.imported)) {
+            Proxy p = state.proxies.get(id);
+            if (p != null) {
+                mark(p);
+            }
+        }
+    }
+
+    static NodeAddressImpl checkAddress(byte[] bytes) {
+        return (NodeAddressImpl) HandleCodec.nodeAddress(bytes);
+    }
+}

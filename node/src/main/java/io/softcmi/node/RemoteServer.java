@@ -1,0 +1,140 @@
+package io.softcmi.node;
+
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.Frame;
+import io.softcmi.wire.FrameIO;
+import io.softcmi.wire.MessageType;
+import io.softcmi.wire.WireFormatException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The node's TCP listener ({@code --listen HOST:PORT}). The first byte of a connection says
+ * what it is: {@code 'P'} a peer daemon (authenticated with the cluster key, then import
+ * requests), {@code 'D'} a process's remote data connection ({@link DataSession}).
+ */
+final class RemoteServer implements AutoCloseable {
+    /** First byte of a data connection. */
+    static final byte DATA_PROTOCOL = 'D';
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+    private final ServerSocketChannel server;
+    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private NodeState state;
+    private NodeEngine engine;
+
+    RemoteServer(String host, int port) throws IOException {
+        server = ServerSocketChannel.open();
+        server.bind(new InetSocketAddress(host, port));
+    }
+
+    int port() throws IOException {
+        return ((InetSocketAddress) server.getLocalAddress()).getPort();
+    }
+
+    void start(NodeEngine engine, NodeState state) {
+        this.engine = engine;
+        this.state = state;
+        Thread.ofPlatform().daemon().name("cmid-remote-accept").start(this::acceptLoop);
+    }
+
+    private void acceptLoop() {
+        while (server.isOpen()) {
+            try {
+                SocketChannel ch = server.accept();
+                connections.add(ch);
+                Thread.ofVirtual().name("cmid-remote").start(() -> route(ch));
+            } catch (IOException e) {
+                if (server.isOpen()) {
+                    LOG.log(Level.WARNING, "remote accept failed: {0}", e.getMessage());
+                }
+            }
+        }
+    }
+
+    private void route(SocketChannel ch) {
+        try {
+            ByteBuffer kind = ByteBuffer.allocate(1);
+            while (kind.hasRemaining()) {
+                if (ch.read(kind) < 0) {
+                    close(ch);
+                    return;
+                }
+            }
+            if (kind.get(0) == DATA_PROTOCOL) {
+                // Data sessions poll: they get a platform thread of their own.
+                Thread.ofPlatform().daemon().name("cmid-data").start(() -> {
+                    try {
+                        new DataSession(ch, state).run();
+                    } finally {
+                        close(ch);
+                    }
+                });
+                return;
+            }
+            if (kind.get(0) == PeerClient.PEER_PROTOCOL) {
+                servePeer(ch);
+            } else {
+                LOG.log(Level.WARNING, "refused a connection from {0}: unknown protocol byte {1}",
+                    ch.getRemoteAddress(), kind.get(0));
+            }
+        } catch (IOException | WireFormatException e) {
+            LOG.log(Level.DEBUG, "remote connection ended: {0}", e.getMessage());
+        }
+        close(ch);
+    }
+
+    private void servePeer(SocketChannel ch) throws IOException {
+        Frame f = FrameIO.read(ch);
+        if (f == null || !(MessageType.decode(f) instanceof ControlMessage.PeerHello hello)) {
+            return;
+        }
+        byte[] myId = state.address.nodeId();
+        byte[] nonce = new byte[16];
+        state.random.nextBytes(nonce);
+        FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
+            state.clusterKey.mac("peer-callee", hello.nonce(), myId, hello.nodeId())), f.correlationId()));
+        Frame p = FrameIO.read(ch);
+        if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
+                || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
+            LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key",
+                HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
+            return;
+        }
+        while (true) {
+            Frame req = FrameIO.read(ch);
+            if (req == null) {
+                return;
+            }
+            ControlMessage reply = engine.handlePeer(MessageType.decode(req));
+            FrameIO.write(ch, MessageType.toFrame(reply, req.correlationId()));
+        }
+    }
+
+    private void close(SocketChannel ch) {
+        connections.remove(ch);
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // Gone already.
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // Closed already.
+        }
+        for (SocketChannel ch : connections) {
+            close(ch);
+        }
+    }
+}
