@@ -32,8 +32,6 @@ final class DataSession implements Runnable {
     private final NodeState state;
     private final ByteBuffer in = DataProtocol.newBuffer();
     private final ByteBuffer out = DataProtocol.newBuffer();
-    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
     private final IdleStrategy idle = new IdleStrategy(100_000, 2_000_000);
     private byte[] clientNode;
 
@@ -49,12 +47,12 @@ final class DataSession implements Runnable {
             channel.socket().setTcpNoDelay(true);
             while (true) {
                 in.clear().limit(4);
-                if (!fill(true)) {
+                if (!fill(in, true)) {
                     return;
                 }
                 int payload = DataProtocol.requestPayload(in.getInt(0));
-                in.limit(4 + in.getInt(0));
-                fill(false);
+                in.limit(DataProtocol.REQUEST_HEADER);
+                fill(in, false);
                 if (!serve(payload)) {
                     return;
                 }
@@ -69,6 +67,8 @@ final class DataSession implements Runnable {
         byte op = in.get(4);
         long requestId = in.getLong(8);
         if (op == DataProtocol.OP_HELLO) {
+            in.limit(DataProtocol.REQUEST_HEADER + payload);
+            fill(in, false);
             byte[] ticket = new byte[payload];
             in.get(DataProtocol.REQUEST_HEADER, ticket);
             clientNode = state.clusterKey.verifyTicket(ticket);
@@ -89,24 +89,32 @@ final class DataSession implements Runnable {
         long offset = in.getLong(48);
         long a = in.getLong(56);
         long length = op == DataProtocol.OP_GET ? a : op == DataProtocol.OP_PUT ? payload : 8;
-        if (op == DataProtocol.OP_GET && (a < 0 || a > DataProtocol.MAX_PAYLOAD) || op == DataProtocol.OP_PUT && a != payload) {
+        if (op == DataProtocol.OP_GET && (a < 0 || a > DataProtocol.MAX_PAYLOAD) || op == DataProtocol.OP_PUT && a != payload
+                || op != DataProtocol.OP_PUT && payload != 0) {
             reply(DataProtocol.STATUS_MALFORMED, requestId, 0, 0);
             return false;
         }
         RemoteTarget target = state.targets.get(segmentId);
         CmiAccessError denied = check(target, segmentId, OP_ACCESS[op], offset, length);
         if (denied != null) {
+            if (payload > 0) {
+                in.limit(DataProtocol.REQUEST_HEADER + payload); // read and drop the refused store's data
+                fill(in, false);
+            }
             reply((byte) (1 + denied.ordinal()), requestId, 0, 0);
             return true;
         }
         try {
             switch (op) {
                 case DataProtocol.OP_GET -> {
-                    MemorySegment.copy(target.data, offset, outSegment, DataProtocol.REPLY_HEADER, length);
-                    reply(DataProtocol.STATUS_OK, requestId, length, (int) length);
+                    // The reply's payload is sent straight from the segment's mapping.
+                    DataProtocol.writeReply(out, DataProtocol.STATUS_OK, requestId, length, (int) length);
+                    out.flip();
+                    send(target.data.asSlice(offset, length).asByteBuffer());
                 }
                 case DataProtocol.OP_PUT -> {
-                    MemorySegment.copy(inSegment, DataProtocol.REQUEST_HEADER, target.data, offset, length);
+                    // The store's data is read straight into the segment's mapping.
+                    fill(target.data.asSlice(offset, length).asByteBuffer(), false);
                     reply(DataProtocol.STATUS_OK, requestId, 0, 0);
                 }
                 default -> {
@@ -149,15 +157,21 @@ final class DataSession implements Runnable {
     private void reply(byte status, long requestId, long value, int payload) throws IOException {
         DataProtocol.writeReply(out, status, requestId, value, payload);
         out.position(DataProtocol.REPLY_HEADER + payload).flip();
-        while (out.hasRemaining()) {
-            if (channel.write(out) == 0) {
+        send(null);
+    }
+
+    /** Writes {@code out} (flipped), then {@code payload} if any. */
+    private void send(ByteBuffer payload) throws IOException {
+        ByteBuffer[] parts = payload == null ? new ByteBuffer[] {out} : new ByteBuffer[] {out, payload};
+        while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
+            if (channel.write(parts) == 0) {
                 Thread.onSpinWait();
             }
         }
     }
 
     /** Reads until {@code in} is full to its limit, polling first and blocking when idle. */
-    private boolean fill(boolean eofAllowed) throws IOException {
+    private boolean fill(ByteBuffer in, boolean eofAllowed) throws IOException {
         idle.reset();
         while (in.hasRemaining()) {
             int n = channel.read(in);

@@ -70,40 +70,52 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /**
-     * Reads {@code length} bytes at {@code offset} into {@code dst}.
+     * Reads {@code length} bytes at {@code offset} into {@code dst}, in chunks of at most
+     * {@link DataProtocol#MAX_PAYLOAD}; each reply's payload is read straight into {@code dst}.
      *
      * @return 0, 1 + a {@link CmiAccessError} ordinal, or {@link #STATUS_IO}
      */
     synchronized int get(long segmentId, TokenImpl token, long offset, MemorySegment dst, long dstOffset, long length) {
         long done = 0;
-        while (done < length) {
-            int chunk = (int) Math.min(length - done, DataProtocol.MAX_PAYLOAD);
-            request(DataProtocol.OP_GET, segmentId, token, offset + done, chunk, 0, 0);
-            int status = exchangeOrIo();
-            if (status != 0) {
-                return status;
+        try {
+            while (done < length) {
+                int chunk = (int) Math.min(length - done, DataProtocol.MAX_PAYLOAD);
+                request(DataProtocol.OP_GET, segmentId, token, offset + done, chunk, 0, 0);
+                send(null);
+                int status = readReplyHeader();
+                if (status != 0) {
+                    return status;
+                }
+                if (in.getLong(16) != chunk) {
+                    throw new WireFormatException("home sent " + in.getLong(16) + " bytes for a " + chunk + "-byte read");
+                }
+                fill(dst.asSlice(dstOffset + done, chunk).asByteBuffer());
+                done += chunk;
             }
-            MemorySegment.copy(inSegment, DataProtocol.REPLY_HEADER, dst, dstOffset + done, chunk);
-            done += chunk;
+            return 0;
+        } catch (IOException | WireFormatException e) {
+            return failed();
         }
-        return 0;
     }
 
-    /** Writes {@code length} bytes of {@code src} at {@code offset}. @return status as for get */
+    /** Writes {@code length} bytes of {@code src} at {@code offset}, sent straight from {@code src}. @return status as for get */
     synchronized int put(long segmentId, TokenImpl token, long offset, MemorySegment src, long srcOffset, long length) {
         long done = 0;
-        while (done < length) {
-            int chunk = (int) Math.min(length - done, DataProtocol.MAX_PAYLOAD);
-            request(DataProtocol.OP_PUT, segmentId, token, offset + done, chunk, 0, chunk);
-            MemorySegment.copy(src, srcOffset + done, outSegment, DataProtocol.REQUEST_HEADER, chunk);
-            out.position(DataProtocol.REQUEST_HEADER + chunk);
-            int status = exchangeOrIo();
-            if (status != 0) {
-                return status;
+        try {
+            while (done < length) {
+                int chunk = (int) Math.min(length - done, DataProtocol.MAX_PAYLOAD);
+                request(DataProtocol.OP_PUT, segmentId, token, offset + done, chunk, 0, chunk);
+                send(src.asSlice(srcOffset + done, chunk).asByteBuffer());
+                int status = readReplyHeader();
+                if (status != 0) {
+                    return status;
+                }
+                done += chunk;
             }
-            done += chunk;
+            return 0;
+        } catch (IOException | WireFormatException e) {
+            return failed();
         }
-        return 0;
     }
 
     /** Compare-and-swap at the home; the old value is in {@link #value()}. @return status as for get */
@@ -156,25 +168,42 @@ final class RemoteConnection implements AutoCloseable {
         try {
             return exchange();
         } catch (IOException | WireFormatException e) {
-            broken = true;
-            close();
-            return STATUS_IO;
+            return failed();
         }
     }
 
-    /** Sends the request in {@code out} (position = its end) and reads the reply into {@code in}. */
+    private int failed() {
+        broken = true;
+        close();
+        return STATUS_IO;
+    }
+
+    /** Sends the request in {@code out} (position = its end) and reads the whole reply into {@code in}. */
     private int exchange() throws IOException {
+        send(null);
+        int status = readReplyHeader();
+        int payload = DataProtocol.replyPayload(in.getInt(0));
+        in.limit(DataProtocol.REPLY_HEADER + payload);
+        fill(in);
+        return status;
+    }
+
+    /** Sends the request header in {@code out} (position = its end), then {@code payload} if any. */
+    private void send(ByteBuffer payload) throws IOException {
         out.flip();
-        while (out.hasRemaining()) {
-            if (channel.write(out) == 0) {
+        ByteBuffer[] parts = payload == null ? new ByteBuffer[] {out} : new ByteBuffer[] {out, payload};
+        while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
+            if (channel.write(parts) == 0) {
                 Thread.onSpinWait();
             }
         }
-        in.clear().limit(4);
-        fill();
-        int payload = DataProtocol.replyPayload(in.getInt(0));
-        in.limit(DataProtocol.REPLY_HEADER + payload);
-        fill();
+    }
+
+    /** Reads a reply header into {@code in} and checks it; the payload, if any, is still on the wire. */
+    private int readReplyHeader() throws IOException {
+        in.clear().limit(DataProtocol.REPLY_HEADER);
+        fill(in);
+        DataProtocol.replyPayload(in.getInt(0));
         if (in.getLong(8) != nextRequestId) {
             throw new WireFormatException("reply for request " + in.getLong(8) + ", expected " + nextRequestId);
         }
@@ -186,7 +215,7 @@ final class RemoteConnection implements AutoCloseable {
         return status;
     }
 
-    private void fill() throws IOException {
+    private void fill(ByteBuffer in) throws IOException {
         long start = System.nanoTime();
         while (in.hasRemaining()) {
             int n = channel.read(in);

@@ -1,0 +1,87 @@
+package io.softcmi.benchmarks.cluster;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The machine's own limit, measured in the same run as softcmi: the other end of a raw Java TCP
+ * ping-pong (both ends polling non-blocking sockets) or stream, in its own process.
+ *
+ * <pre>
+ * RawTcpPeer echo REQUEST_BYTES REPLY_BYTES   answers each request of REQUEST_BYTES with REPLY_BYTES
+ * RawTcpPeer sink CHUNK_BYTES                 reads chunks, answers one byte after each
+ * </pre>
+ * Prints "PORT n" when listening on 127.0.0.1; serves one connection and exits.
+ */
+public final class RawTcpPeer {
+    private RawTcpPeer() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args mode and sizes
+     * @throws IOException if the socket fails
+     */
+    public static void main(String[] args) throws IOException {
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            System.out.println("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
+            System.out.flush();
+            try (SocketChannel ch = server.accept()) {
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                ch.configureBlocking(false);
+                if (args[0].equals("echo")) {
+                    echo(ch, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+                } else {
+                    sink(ch, Integer.parseInt(args[1]));
+                }
+            }
+        }
+    }
+
+    private static void echo(SocketChannel ch, int requestBytes, int replyBytes) throws IOException {
+        ByteBuffer in = ByteBuffer.allocateDirect(requestBytes);
+        ByteBuffer out = ByteBuffer.allocateDirect(replyBytes);
+        while (true) {
+            in.clear();
+            if (!poll(ch, in)) {
+                return;
+            }
+            out.clear();
+            while (out.hasRemaining()) {
+                ch.write(out);
+            }
+        }
+    }
+
+    private static void sink(SocketChannel ch, int chunk) throws IOException {
+        ByteBuffer in = ByteBuffer.allocateDirect(chunk);
+        ByteBuffer ack = ByteBuffer.allocateDirect(1);
+        while (true) {
+            in.clear();
+            if (!poll(ch, in)) {
+                return;
+            }
+            ack.clear();
+            while (ack.hasRemaining()) {
+                ch.write(ack);
+            }
+        }
+    }
+
+    /** Reads until {@code b} is full, spinning on the non-blocking socket; false at end of stream. */
+    static boolean poll(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
+    }
+}

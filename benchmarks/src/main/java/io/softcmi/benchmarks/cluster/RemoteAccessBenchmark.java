@@ -1,0 +1,273 @@
+package io.softcmi.benchmarks.cluster;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Whole-cluster benchmark of remote access (a program, not a timed test): two {@code cmid}
+ * processes on loopback sharing a cluster key; this process imports a segment homed on node 1
+ * through node 2 and measures remote 8-byte {@code getLong}, {@code putLong}, {@code atmCas}
+ * latency (p50, p99) and 1 MiB bulk put/get bandwidth, against, in the same run, a raw Java TCP
+ * ping-pong of the same message sizes with both ends polling non-blocking sockets, and a raw TCP
+ * stream of 1 MiB chunks, each against a peer in another process.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.RemoteAccessBenchmark [OPS] [BULK_MIB]
+ * </pre>
+ */
+public final class RemoteAccessBenchmark {
+    private static final int REQUEST = 72;
+    private static final int REPLY = 32;
+    private static final int MIB = 1 << 20;
+
+    private RemoteAccessBenchmark() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args OPS (default 50000) and BULK_MIB (default 256)
+     * @throws Exception if the cluster cannot be set up
+     */
+    public static void main(String[] args) throws Exception {
+        int ops = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
+        int bulk = args.length > 1 ? Integer.parseInt(args[1]) : 256;
+        Path dir = Files.createTempDirectory("softcmi-bench-");
+        List<Process> children = new ArrayList<>();
+        ExecutorService home = Executors.newSingleThreadExecutor();
+        ExecutorService remote = Executors.newSingleThreadExecutor();
+        try {
+            Path key = dir.resolve("cluster.key");
+            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            for (int n = 1; n <= 2; n++) {
+                children.add(start(ready("cmid:"), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
+                    "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "bench" + n,
+                    "--shm-dir", "/dev/shm/softcmi-bench-" + ProcessHandle.current().pid() + "-" + n));
+            }
+            CmiContext a = home.submit(context(dir.resolve("n1"))).get();
+            CmiContext b = remote.submit(context(dir.resolve("n2"))).get();
+            byte[][] handles = home.submit(() -> {
+                CmiSegment s = a.segGet(4L * MIB, Set.of());
+                RemoteSegmentHandle h = a.segExp(s, Set.of());
+                CmiToken t = a.tokNew(s, b.nodeAddress(), EnumSet.allOf(Access.class));
+                return new byte[][] {h.toBytes(), t.toBytes()};
+            }).get();
+            String report = remote.submit(() -> {
+                CmiSegment p = b.segImp(RemoteSegmentHandle.fromBytes(handles[0]));
+                b.segSetToken(p, CmiToken.fromBytes(handles[1]));
+                b.enable(true);
+                CmiMapping m = b.segAt(p, Set.of());
+                return measure(b, m, ops, bulk, children);
+            }).get();
+            System.out.println(report);
+            remote.submit(b::fini).get();
+            home.submit(a::fini).get();
+        } finally {
+            home.shutdownNow();
+            remote.shutdownNow();
+            for (Process c : children) {
+                c.destroy();
+                if (!c.waitFor(10, TimeUnit.SECONDS)) {
+                    c.destroyForcibly();
+                }
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static Callable<CmiContext> context(Path node) {
+        return () -> {
+            synchronized (RemoteAccessBenchmark.class) {
+                System.setProperty("softcmi.node", node.toString());
+                return Cmi.init(new CmiVersion(1, 1));
+            }
+        };
+    }
+
+    private static String measure(CmiContext ctx, CmiMapping m, int ops, int bulk, List<Process> children)
+            throws Exception {
+        StringBuilder out = new StringBuilder();
+        long[] raw = rawPingPong(ops, children);
+        long[] get = time(ops, i -> m.getLong((i & 63) * 8L));
+        long[] put = time(ops, i -> m.putLong((i & 63) * 8L, i));
+        long[] cas = time(ops, i -> ctx.atmCas(m, 512, i, i + 1));
+        double stream = rawStream(bulk, children);
+        MemorySegment buf = Arena.ofAuto().allocate(MIB);
+        long t0 = System.nanoTime();
+        for (int i = 0; i < bulk; i++) {
+            m.put(0, buf);
+        }
+        double putMbs = bulk * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
+        t0 = System.nanoTime();
+        for (int i = 0; i < bulk; i++) {
+            m.get(0, buf);
+        }
+        double getMbs = bulk * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
+        out.append(String.format(Locale.ROOT, "%nremote access, 2 daemons on loopback, %d ops each (after %d warm-up)%n",
+            ops, ops / 2));
+        out.append(String.format(Locale.ROOT, "%-34s %10s %10s %12s%n", "operation", "p50 us", "p99 us", "p50 / raw"));
+        row(out, "raw TCP ping-pong (" + REQUEST + "/" + REPLY + " B, polling)", raw, raw);
+        row(out, "remote getLong", get, raw);
+        row(out, "remote putLong", put, raw);
+        row(out, "remote atmCas", cas, raw);
+        out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s%n", "raw TCP stream (1 MiB chunks)", stream));
+        out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw)%n", "remote bulk put 1 MiB", putMbs,
+            100 * putMbs / stream));
+        out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw)%n", "remote bulk get 1 MiB", getMbs,
+            100 * getMbs / stream));
+        return out.toString();
+    }
+
+    private static void row(StringBuilder out, String name, long[] t, long[] raw) {
+        out.append(String.format(Locale.ROOT, "%-34s %10.1f %10.1f %12.2f%n", name, pct(t, 50) / 1e3, pct(t, 99) / 1e3,
+            (double) pct(t, 50) / pct(raw, 50)));
+    }
+
+    private interface Op {
+        void run(int i) throws Exception;
+    }
+
+    private static long[] time(int ops, Op op) throws Exception {
+        for (int i = 0; i < ops / 2; i++) {
+            op.run(i);
+        }
+        long[] t = new long[ops];
+        for (int i = 0; i < ops; i++) {
+            long s = System.nanoTime();
+            op.run(i);
+            t[i] = System.nanoTime() - s;
+        }
+        Arrays.sort(t);
+        return t;
+    }
+
+    private static long pct(long[] sorted, int p) {
+        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
+    }
+
+    private static long[] rawPingPong(int ops, List<Process> children) throws Exception {
+        int port = port(children, "echo", Integer.toString(REQUEST), Integer.toString(REPLY));
+        try (SocketChannel ch = connect(port)) {
+            ByteBuffer req = ByteBuffer.allocateDirect(REQUEST);
+            ByteBuffer rep = ByteBuffer.allocateDirect(REPLY);
+            return time(ops, i -> {
+                req.clear();
+                while (req.hasRemaining()) {
+                    ch.write(req);
+                }
+                rep.clear();
+                RawTcpPeer.poll(ch, rep);
+            });
+        }
+    }
+
+    private static double rawStream(int chunks, List<Process> children) throws Exception {
+        int port = port(children, "sink", Integer.toString(MIB));
+        try (SocketChannel ch = connect(port)) {
+            ByteBuffer chunk = ByteBuffer.allocateDirect(MIB);
+            ByteBuffer ack = ByteBuffer.allocateDirect(1);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < chunks; i++) {
+                chunk.clear();
+                while (chunk.hasRemaining()) {
+                    ch.write(chunk);
+                }
+                ack.clear();
+                RawTcpPeer.poll(ch, ack);
+            }
+            return chunks * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
+        }
+    }
+
+    private static SocketChannel connect(int port) throws IOException {
+        SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.configureBlocking(false);
+        return ch;
+    }
+
+    private static int port(List<Process> children, String... args) throws IOException {
+        String[] full = new String[args.length + 1];
+        full[0] = RawTcpPeer.class.getName();
+        System.arraycopy(args, 0, full, 1, args.length);
+        String[] line = new String[1];
+        children.add(start(l -> {
+            if (l.startsWith("PORT ")) {
+                line[0] = l;
+                return true;
+            }
+            return false;
+        }, full));
+        return Integer.parseInt(line[0].substring(5).trim());
+    }
+
+    private interface Ready {
+        boolean test(String line);
+    }
+
+    private static Ready ready(String prefix) {
+        return l -> l.startsWith(prefix);
+    }
+
+    private static Process start(Ready ready, String... mainAndArgs) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(List.of(mainAndArgs));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String l;
+        while ((l = r.readLine()) != null) {
+            if (ready.test(l)) {
+                Thread.ofVirtual().start(() -> drain(r));
+                return p;
+            }
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+        }
+        p.destroyForcibly();
+        throw new IOException("child " + mainAndArgs[0] + " did not start");
+    }
+
+    private static void drain(BufferedReader r) {
+        try {
+            while (r.readLine() != null) {
+                // keep the pipe from filling
+            }
+        } catch (IOException ignored) {
+            // child gone
+        }
+    }
+}
