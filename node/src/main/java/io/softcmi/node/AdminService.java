@@ -50,8 +50,27 @@ final class AdminService {
                 }
                 yield new ControlMessage.Table(List.of("EXPORT", "SEGMENT", "EXPORTER", "POLICY"), rows);
             }
-            case "imports" -> new ControlMessage.Table(List.of("SEGMENT", "HOME", "HOME-SEGMENT", "IMPORTER", "TOKEN"), rows);
-            case "tokens" -> new ControlMessage.Table(List.of("TOKEN", "SEGMENT", "NODE", "ACCESS", "RANGE"), rows);
+            case "imports" -> {
+                for (Proxy p : state.proxies.values()) {
+                    rows.add(List.of(str(p.id), p.home.toString(), str(p.homeSegmentId), str(p.importerPid),
+                        p.writeThrough ? "write-through" : "cached", p.token.length == 0 ? "-" : "set",
+                        str(p.attachCount), p.marked ? "marked" : "active"));
+                }
+                for (NodeState.HomeImport i : state.homeImports) {
+                    rows.add(List.of("-", "self", str(i.segmentId()), "node " + java.util.HexFormat.of().formatHex(i.importer(),
+                        5, 9), i.writeThrough() ? "write-through" : "cached", "-", "-", "remote proxy " + i.proxyId()));
+                }
+                yield new ControlMessage.Table(List.of("PROXY", "HOME", "HOME-SEGMENT", "IMPORTER", "POLICY", "TOKEN",
+                    "ATTACHES", "STATE"), rows);
+            }
+            case "tokens" -> {
+                for (HomeToken t : state.tokens.values()) {
+                    rows.add(List.of(str(t.id()), str(t.segmentId()),
+                        t.node() == null ? "any" : java.util.HexFormat.of().formatHex(t.node(), 0, 4),
+                        access(t.access()), t.offset() + "+" + t.size()));
+                }
+                yield new ControlMessage.Table(List.of("TOKEN", "SEGMENT", "NODE", "ACCESS", "RANGE"), rows);
+            }
             case "reservations" -> {
                 for (MemoryReservation r : state.reservations.values()) {
                     long users = state.sessions.values().stream().filter(s -> s.reservation == r).count();
@@ -62,6 +81,14 @@ final class AdminService {
             default -> throw NodeException.inval("unknown table '" + table
                 + "' (nodes, contexts, segments, exports, imports, tokens, reservations)");
         };
+    }
+
+    private static String access(int bits) {
+        StringBuilder b = new StringBuilder();
+        for (io.softcmi.cmi.Access a : FlagBits.fromBits(bits, io.softcmi.cmi.Access.class)) {
+            b.append(b.isEmpty() ? "" : ",").append(a.name().toLowerCase(Locale.ROOT));
+        }
+        return b.toString();
     }
 
     private static String flags(int bits) {
