@@ -29,7 +29,9 @@ final class MemoryAccount {
      * @throws NodeException NOMEM when the memory is not there
      */
     void charge(MemoryReservation r, long bytes) {
-        if (r == null || r.deleted) {
+        // A deleted reservation still accounts for its segments (its footprint is what they use),
+        // so growth of those segments is charged to it and released from it alike.
+        if (r == null) {
             if (bytes > available()) {
                 throw NodeException.nomem("not enough CMI memory: " + bytes + " bytes wanted, " + available() + " available");
             }

@@ -129,8 +129,10 @@ public final class NodeEngine {
             case ControlMessage.SegExport r -> segments.export(s, r);
             case ControlMessage.RsegDelete r -> segments.deleteHandle(s, r);
             case ControlMessage.SegRecovery r -> segments.recovery(s, r);
-            case ControlMessage.CacheRsegSet r -> segments.cacheSet(s, r);
-            case ControlMessage.CacheRsegGet r -> segments.cacheGet(s, r);
+            case ControlMessage.CacheRsegSet r -> state.proxies.containsKey(r.segId())
+                ? proxyCacheSet(s, state.proxies.get(r.segId()), r.bytes()) : segments.cacheSet(s, r);
+            case ControlMessage.CacheRsegGet r -> state.proxies.containsKey(r.segId())
+                ? proxyCacheGet(state.proxies.get(r.segId())) : segments.cacheGet(s, r);
             case ControlMessage.CtlInfo r -> info();
             case ControlMessage.MemReserve r -> reservations.reserve(s, r);
             case ControlMessage.MemReserveDelete r -> reservations.deleteOwn(s);
@@ -140,6 +142,24 @@ public final class NodeEngine {
             case ControlMessage.CmapGet r -> connectivityMap(s, r);
             default -> throw NodeException.inval("not a request: " + request.type());
         };
+    }
+
+    private ControlMessage proxyCacheSet(Session s, Proxy p, long bytes) {
+        if (bytes < 0) {
+            throw NodeException.inval("cache size must not be negative");
+        }
+        if (p.importerSession != s.id) {
+            throw NodeException.perm("only the process that imported segment " + p.id + " may size its cache");
+        }
+        p.cacheBytes = bytes;
+        return new ControlMessage.Ok();
+    }
+
+    private ControlMessage proxyCacheGet(Proxy p) {
+        Session importer = state.sessions.get(p.importerSession);
+        long dflt = importer != null && importer.defaultCacheBytes >= 0 ? importer.defaultCacheBytes
+            : state.config.defaultCacheBytes();
+        return new ControlMessage.LongValue(p.cacheBytes >= 0 ? p.cacheBytes : dflt);
     }
 
     private ControlMessage detach(Session s, ControlMessage.SegDetach r) {

@@ -33,8 +33,10 @@ final class PeerClient {
             byte[] myId = state.address.nodeId();
             byte[] nonce = new byte[16];
             state.random.nextBytes(nonce);
+            // Reads through the socket's stream so that the timeout applies (channel reads ignore it).
+            java.nio.channels.ReadableByteChannel in = java.nio.channels.Channels.newChannel(ch.socket().getInputStream());
             FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerHello(myId, nonce), 1));
-            if (!(read(ch) instanceof ControlMessage.PeerChallenge c)
+            if (!(read(in) instanceof ControlMessage.PeerChallenge c)
                     || !state.clusterKey.verify(c.proof(), "peer-callee", nonce, c.nodeId(), myId)
                     || !java.util.Arrays.equals(c.nodeId(), peer.nodeId())) {
                 throw NodeException.inval("node " + peer + " failed to prove the cluster key (or is another node)");
@@ -42,13 +44,13 @@ final class PeerClient {
             FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerProof(
                 state.clusterKey.mac("peer-caller", c.nonce(), myId, c.nodeId())), 2));
             FrameIO.write(ch, MessageType.toFrame(request, 3));
-            return read(ch);
+            return read(in);
         } catch (IOException e) {
             throw NodeException.inval("home node " + peer + " cannot be reached: " + e.getMessage());
         }
     }
 
-    private static ControlMessage read(SocketChannel ch) throws IOException {
+    private static ControlMessage read(java.nio.channels.ReadableByteChannel ch) throws IOException {
         Frame f = FrameIO.read(ch);
         if (f == null) {
             throw new IOException("peer closed the connection (wrong cluster key?)");

@@ -22,6 +22,7 @@ final class Proxy {
     byte[] token = new byte[0];
     int attachCount;
     boolean marked;
+    long cacheBytes = -1;
 
     Proxy(long id, NodeAddressImpl home, long homeSegmentId, long size, int flags, boolean writeThrough,
             long importerSession, long importerPid) {

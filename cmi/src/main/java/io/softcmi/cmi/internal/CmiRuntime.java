@@ -94,7 +94,11 @@ public final class CmiRuntime {
             throw Errors.fail(CmiError.INIT, "no CMI node configured (SOFTCMI_NODE) and the embedded node is disabled");
         }
         for (EmbeddedNodeLauncher launcher : ServiceLoader.load(EmbeddedNodeLauncher.class)) {
-            return launcher.ensureStarted();
+            try {
+                return launcher.ensureStarted();
+            } catch (RuntimeException e) {
+                throw Errors.fail(CmiError.INIT, "the embedded CMI node cannot start: " + e.getMessage());
+            }
         }
         throw Errors.fail(CmiError.INIT, "no CMI node configured (SOFTCMI_NODE) and softcmi-node is not on the class path");
     }

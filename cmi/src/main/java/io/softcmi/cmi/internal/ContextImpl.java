@@ -243,7 +243,14 @@ final class ContextImpl implements CmiContext {
                         t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
                         ticket = t;
                     }
-                    c = RemoteConnection.open(home, t);
+                    try {
+                        c = RemoteConnection.open(home, t);
+                    } catch (java.io.IOException refused) {
+                        // Tickets expire: fetch a fresh one once before giving up.
+                        t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
+                        ticket = t;
+                        c = RemoteConnection.open(home, t);
+                    }
                 } catch (java.io.IOException | RuntimeException e) {
                     tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
                     throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, segmentId, offset);
