@@ -542,6 +542,7 @@ final class ContextImpl implements CmiContext {
     public long attrRsegSize(CmiSegment seg) {
         enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_RSEG_SIZE)");
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
+        describe(s.id()); // INVAL once the segment is gone
         return new RemoteSegmentHandleImpl((NodeAddressImpl) nodeAddress, s.id(), 1, 1, s.size(), 0, false)
             .toBytes().length;
     }
@@ -549,7 +550,7 @@ final class ContextImpl implements CmiContext {
     @Override
     public long attrTokenSize(CmiSegment seg) {
         enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_TOKEN_SIZE)");
-        own(Errors.checkNotNull(seg, "segment"));
+        describe(own(Errors.checkNotNull(seg, "segment")).id()); // INVAL once the segment is gone
         return HandleCodec.tokenSize();
     }
 

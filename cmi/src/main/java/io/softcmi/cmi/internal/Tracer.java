@@ -28,8 +28,8 @@ final class Tracer {
             log = Tracer::toPlatform;
             alert = Tracer::toPlatform;
         } else {
-            facilities = callbacks.traceFacilities().isEmpty() ? EnumSet.allOf(TraceFacility.class)
-                : EnumSet.copyOf(callbacks.traceFacilities());
+            facilities = EnumSet.noneOf(TraceFacility.class);
+            facilities.addAll(callbacks.traceFacilities());
             level = callbacks.traceLevel();
             log = callbacks.log() != null ? callbacks.log() : Tracer::toPlatform;
             alert = callbacks.alert() != null ? callbacks.alert() : Tracer::toPlatform;

@@ -1,0 +1,400 @@
+package io.softcmi.systemtests;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.AttachFlag;
+import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiAccessException;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.ExportAttr;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The main class of CMI client processes in the cross-node system tests: a command interpreter
+ * like {@link Workers}, with the calls that span nodes. Handles, tokens and node addresses travel
+ * between processes as hex strings of their {@code toBytes()}, through this process's stdin and
+ * stdout. It joins the node named by {@code SOFTCMI_NODE}, replies {@code READY pid}, and answers
+ * every command with one line starting with {@value #REPLY}.
+ *
+ * <pre>
+ * node                                   -> NODE hex                (nodeAddress().toBytes())
+ * enable | disable                       -> OK                      (cmi_enb on the command thread)
+ * create SIZE                            -> SEGMENT id
+ * lookup ID                              -> SEGMENT id imported size (segFromId)
+ * attach ID [READ]                       -> ATTACHED id             (mappings stack per segment)
+ * detach ID                              -> DETACHED
+ * remove ID                              -> REMOVED
+ * export ID [WRITE_THROUGH]              -> HANDLE hex
+ * rseg-del HANDLE                        -> OK
+ * import HANDLE                          -> PROXY id imported
+ * token ID NODE|ANY RIGHTS [OFF SIZE]    -> TOKEN hex               (RIGHTS: READ,WRITE,ATOMIC)
+ * tok-del TOKEN                          -> OK
+ * set-token ID TOKEN                     -> OK
+ * get-long ID OFF                        -> VALUE v
+ * put-long ID OFF V                      -> OK
+ * fill ID OFF LEN SEED                   -> OK                      (one bulk put of the pattern)
+ * check ID OFF LEN SEED                  -> VERIFIED | MISMATCH off (one bulk get)
+ * cas-count ID OFF N BARRIER PARTIES     -> DONE n casFailures
+ * mp-write ID N                          -> DONE n
+ * mp-read ID N                           -> OUTCOMES both dataOnly neither forbidden [first]
+ * exit                                   -> BYE
+ * </pre>
+ * Failures answer {@code ERROR CODE LASTERROR message}, {@code ACCESS_ERROR KIND SEGMENT OFFSET}
+ * or {@code EXCEPTION class message}. The message-passing litmus words live at
+ * {@link #MP_DATA}, {@link #MP_FLAG}, {@link #MP_ACK} and {@link #MP_BARRIER}.
+ */
+public final class RemoteWorkers {
+    /** Prefix of protocol lines; anything else on stdout/stderr is log. */
+    public static final String REPLY = "=> ";
+    /** Litmus: the data word. */
+    static final long MP_DATA = 0;
+    /** Litmus: the flag word, in another cache line. */
+    static final long MP_FLAG = 64;
+    /** Litmus: the reader's acknowledgement of the last trial it saw complete. */
+    static final long MP_ACK = 128;
+    /** Litmus: the start barrier. */
+    static final long MP_BARRIER = 192;
+    /** A worker never lives longer than this. */
+    private static final long MAX_LIFETIME_SECONDS = 300;
+    /** No loop of a command runs longer than this; it answers with what it got so far. */
+    private static final long COMMAND_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(90);
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final PrintStream out;
+    private final CmiContext ctx;
+    private final Map<Long, Deque<CmiMapping>> mappings = new HashMap<>();
+
+    private RemoteWorkers(PrintStream out, CmiContext ctx) {
+        this.out = out;
+        this.ctx = ctx;
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args a name, for logs
+     * @throws IOException if stdin fails
+     */
+    public static void main(String[] args) throws IOException {
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+            StandardCharsets.UTF_8);
+        String name = args.length > 0 ? args[0] : "";
+        Thread.ofPlatform().daemon().name("worker-lifetime").start(() -> {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(MAX_LIFETIME_SECONDS));
+            } catch (InterruptedException e) {
+                return;
+            }
+            out.println("worker " + name + " exceeded its lifetime; halting");
+            Runtime.getRuntime().halt(4);
+        });
+        CmiContext ctx;
+        try {
+            ctx = Cmi.init(new CmiVersion(1, 1));
+        } catch (CmiException e) {
+            out.println(REPLY + "ERROR " + e.error() + " " + Cmi.lastError() + " " + e.getMessage());
+            Runtime.getRuntime().exit(3);
+            return;
+        }
+        out.println(REPLY + "READY " + ProcessHandle.current().pid());
+        new RemoteWorkers(out, ctx).serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+    }
+
+    private void serve(BufferedReader in) throws IOException {
+        String line;
+        while ((line = in.readLine()) != null) {
+            line = line.strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            out.println("# " + (line.length() > 120 ? line.substring(0, 120) + "..." : line));
+            String reply;
+            try {
+                reply = execute(line.split("\\s+"));
+            } catch (CmiException e) {
+                reply = "ERROR " + e.error() + " " + Cmi.lastError() + " " + e.getMessage();
+            } catch (CmiAccessException e) {
+                reply = "ACCESS_ERROR " + e.accessError() + " " + e.segmentId() + " " + e.offset();
+            } catch (RuntimeException e) {
+                reply = "EXCEPTION " + e.getClass().getName() + " " + e.getMessage();
+            }
+            out.println(REPLY + reply);
+            if (reply.equals("BYE")) {
+                return;
+            }
+        }
+        // stdin ended: the test that drove us is gone. Leave CMI like any process that exits.
+        ctx.close();
+    }
+
+    private String execute(String[] a) {
+        return switch (a[0]) {
+            case "node" -> "NODE " + HEX.formatHex(ctx.nodeAddress().toBytes());
+            case "enable" -> {
+                ctx.enable(true);
+                yield "OK";
+            }
+            case "disable" -> {
+                ctx.enable(false);
+                yield "OK";
+            }
+            case "create" -> "SEGMENT " + ctx.segGet(Long.parseLong(a[1]), Set.of()).id();
+            case "lookup" -> {
+                CmiSegment s = ctx.segFromId(Long.parseLong(a[1]));
+                yield "SEGMENT " + s.id() + " " + s.imported() + " " + s.size();
+            }
+            case "attach" -> {
+                CmiSegment s = ctx.segFromId(Long.parseLong(a[1]));
+                Set<AttachFlag> flags = a.length > 2 && a[2].equals("READ") ? EnumSet.of(AttachFlag.READ) : Set.of();
+                CmiMapping m = ctx.segAt(s, flags);
+                mappings.computeIfAbsent(s.id(), k -> new ArrayDeque<>()).push(m);
+                yield "ATTACHED " + s.id();
+            }
+            case "detach" -> {
+                ctx.segDt(mapping(a[1]));
+                mappings.get(Long.parseLong(a[1])).pop();
+                yield "DETACHED";
+            }
+            case "remove" -> {
+                ctx.segRemove(ctx.segFromId(Long.parseLong(a[1])));
+                yield "REMOVED";
+            }
+            case "export" -> {
+                Set<ExportAttr> attrs = a.length > 2 && a[2].equals("WRITE_THROUGH") ? EnumSet.of(ExportAttr.WRITE_THROUGH)
+                    : Set.of();
+                yield "HANDLE " + HEX.formatHex(ctx.segExp(ctx.segFromId(Long.parseLong(a[1])), attrs).toBytes());
+            }
+            case "rseg-del" -> {
+                ctx.rsegDel(RemoteSegmentHandle.fromBytes(HEX.parseHex(a[1])));
+                yield "OK";
+            }
+            case "import" -> {
+                CmiSegment s = ctx.segImp(RemoteSegmentHandle.fromBytes(HEX.parseHex(a[1])));
+                yield "PROXY " + s.id() + " " + s.imported();
+            }
+            case "token" -> {
+                CmiSegment s = ctx.segFromId(Long.parseLong(a[1]));
+                NodeAddress node = a[2].equals("ANY") ? NodeAddress.ANY : NodeAddress.fromBytes(HEX.parseHex(a[2]));
+                Set<Access> rights = EnumSet.noneOf(Access.class);
+                for (String r : a[3].split(",")) {
+                    rights.add(Access.valueOf(r));
+                }
+                CmiToken t = a.length > 5
+                    ? ctx.tokNewRange(s, Long.parseLong(a[4]), Long.parseLong(a[5]), node, rights)
+                    : ctx.tokNew(s, node, rights);
+                yield "TOKEN " + HEX.formatHex(t.toBytes());
+            }
+            case "tok-del" -> {
+                ctx.tokDel(CmiToken.fromBytes(HEX.parseHex(a[1])));
+                yield "OK";
+            }
+            case "set-token" -> {
+                ctx.segSetToken(ctx.segFromId(Long.parseLong(a[1])), CmiToken.fromBytes(HEX.parseHex(a[2])));
+                yield "OK";
+            }
+            case "get-long" -> "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
+            case "put-long" -> {
+                mapping(a[1]).putLong(Long.parseLong(a[2]), Long.parseLong(a[3]));
+                yield "OK";
+            }
+            case "fill" -> {
+                long off = Long.parseLong(a[2]);
+                byte[] b = patternBytes(Long.parseLong(a[4]), off, Integer.parseInt(a[3]));
+                mapping(a[1]).put(off, b, 0, b.length);
+                yield "OK";
+            }
+            case "check" -> {
+                long off = Long.parseLong(a[2]);
+                long seed = Long.parseLong(a[4]);
+                byte[] b = new byte[Integer.parseInt(a[3])];
+                mapping(a[1]).get(off, b, 0, b.length);
+                for (int i = 0; i < b.length; i++) {
+                    if (b[i] != pattern(seed, off + i)) {
+                        yield "MISMATCH " + (off + i);
+                    }
+                }
+                yield "VERIFIED";
+            }
+            case "cas-count" -> casCount(mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]), Long.parseLong(a[4]),
+                Long.parseLong(a[5]));
+            case "mp-write" -> messagePassingWriter(mapping(a[1]), Long.parseLong(a[2]));
+            case "mp-read" -> messagePassingReader(mapping(a[1]), Long.parseLong(a[2]));
+            case "exit" -> {
+                ctx.close();
+                yield "BYE";
+            }
+            default -> "EXCEPTION unknown command " + a[0];
+        };
+    }
+
+    private CmiMapping mapping(String id) {
+        Deque<CmiMapping> d = mappings.get(Long.parseLong(id));
+        if (d == null || d.isEmpty()) {
+            throw new IllegalStateException("segment " + id + " is not attached by this worker");
+        }
+        return d.peek();
+    }
+
+    /** Arrives at the barrier word and waits until {@code parties} arrived; false on timeout. */
+    private boolean barrier(CmiMapping m, long barrier, long parties, long deadline) {
+        long seen = 0;
+        long was;
+        while ((was = ctx.atmCas(m, barrier, seen, seen + 1)) != seen) {
+            seen = was;
+        }
+        while (m.getLong(barrier) < parties) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            ctx.rmb();
+            Thread.onSpinWait();
+        }
+        return true;
+    }
+
+    /**
+     * Adds {@code n} to the word at {@code off}, one {@code atm_cas} at a time, after all parties
+     * met at the barrier (so that they really contend). A failed CAS returns the current value,
+     * which is the next compare value: each failure means another party's increment succeeded.
+     */
+    private String casCount(CmiMapping m, long off, long n, long barrier, long parties) {
+        long deadline = System.nanoTime() + COMMAND_LIMIT_NANOS;
+        if (!barrier(m, barrier, parties, deadline)) {
+            return "EXCEPTION barrier timeout: " + m.getLong(barrier) + " of " + parties + " arrived";
+        }
+        long failures = 0;
+        long expected = m.getLong(off);
+        for (long i = 0; i < n; i++) {
+            while (true) {
+                long was = ctx.atmCas(m, off, expected, expected + 1);
+                if (was == expected) {
+                    expected++;
+                    break;
+                }
+                expected = was;
+                failures++;
+            }
+            if ((i & 0xFF) == 0 && System.nanoTime() - deadline > 0) {
+                return "EXCEPTION only " + i + " of " + n + " increments done in time";
+            }
+        }
+        return "DONE " + n + " " + failures;
+    }
+
+    /**
+     * The writer of the message-passing litmus test. Trial {@code i}: wait until the reader
+     * acknowledged trial {@code i - 1}, then {@code data = i; wmb; flag = i}.
+     */
+    private String messagePassingWriter(CmiMapping m, long trials) {
+        long deadline = System.nanoTime() + COMMAND_LIMIT_NANOS;
+        if (!barrier(m, MP_BARRIER, 2, deadline)) {
+            return "EXCEPTION barrier timeout";
+        }
+        for (long i = 1; i <= trials; i++) {
+            while (m.getLong(MP_ACK) != i - 1) {
+                if (System.nanoTime() - deadline > 0) {
+                    return "TIMEOUT " + (i - 1);
+                }
+                ctx.rmb();
+                Thread.onSpinWait();
+            }
+            m.putLong(MP_DATA, i);
+            ctx.wmb();
+            m.putLong(MP_FLAG, i);
+        }
+        return "DONE " + trials;
+    }
+
+    /**
+     * The reader of the message-passing litmus test: {@code f = flag; rmb; d = data} until it sees
+     * {@code flag == i}, then acknowledges trial {@code i}. Counts the outcomes; {@code flag == i}
+     * with {@code data < i} is the forbidden one.
+     */
+    private String messagePassingReader(CmiMapping m, long trials) {
+        long deadline = System.nanoTime() + COMMAND_LIMIT_NANOS;
+        if (!barrier(m, MP_BARRIER, 2, deadline)) {
+            return "EXCEPTION barrier timeout";
+        }
+        long both = 0;
+        long dataOnly = 0;
+        long neither = 0;
+        long forbidden = 0;
+        String first = "";
+        for (long i = 1; i <= trials; i++) {
+            while (true) {
+                long f = m.getLong(MP_FLAG);
+                ctx.rmb();
+                long d = m.getLong(MP_DATA);
+                if (f == i) {
+                    if (d < i) {
+                        forbidden++;
+                        if (first.isEmpty()) {
+                            first = "trial=" + i + ",flag=" + f + ",data=" + d;
+                        }
+                    } else {
+                        both++;
+                    }
+                    m.putLong(MP_ACK, i);
+                    break;
+                }
+                if (f != i - 1 || d < i - 1 || d > i) {
+                    return "EXCEPTION impossible state in trial " + i + ": flag=" + f + " data=" + d;
+                }
+                if (d == i) {
+                    dataOnly++;
+                } else {
+                    neither++;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    return "TIMEOUT " + (i - 1) + " " + both + " " + dataOnly + " " + neither + " " + forbidden;
+                }
+            }
+        }
+        return "OUTCOMES " + both + " " + dataOnly + " " + neither + " " + forbidden + (first.isEmpty() ? "" : " " + first);
+    }
+
+    /**
+     * @param seed distinguishes patterns
+     * @param offset first byte's offset in the segment
+     * @param length how many bytes
+     * @return the pattern bytes for {@code [offset, offset + length)}
+     */
+    static byte[] patternBytes(long seed, long offset, int length) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = pattern(seed, offset + i);
+        }
+        return b;
+    }
+
+    /**
+     * The test pattern: the byte at {@code offset} for {@code seed}.
+     *
+     * @param seed distinguishes patterns
+     * @param offset byte offset in the segment
+     * @return the byte that belongs there
+     */
+    static byte pattern(long seed, long offset) {
+        long x = (offset + 1) * 0x9E3779B97F4A7C15L ^ (seed + 1) * 0xC2B2AE3D27D4EB4FL;
+        return (byte) (x ^ x >>> 29 ^ x >>> 47);
+    }
+}
