@@ -1,0 +1,68 @@
+package io.softcmi.samples;
+
+import java.io.PrintStream;
+import java.util.function.Consumer;
+
+/**
+ * {@code softcmi demo}: runs {@link SampleCode} and {@link SharedSegmentExchange} on the embedded
+ * node (unless {@code SOFTCMI_NODE} names a running {@code cmid}), then {@link ThreeNodeCluster},
+ * printing every step.
+ */
+public final class Demo {
+    private Demo() {
+    }
+
+    /**
+     * Runs both samples in order; the second runs even if the first fails.
+     *
+     * @param out where to print
+     * @return whether both succeeded
+     */
+    public static boolean run(PrintStream out) {
+        String node = System.getenv("SOFTCMI_NODE");
+        out.println("softcmi demo on " + (node == null || node.isBlank()
+            ? "the embedded node (no SOFTCMI_NODE set: the node runs inside this JVM)"
+            : "the cmid at " + node));
+        out.println();
+        boolean ok = step(out, "1/3  the Sample Code of cmi(7): init, seg_get 32 MiB LOCK, seg_at, attr_get, seg_exp",
+            o -> SampleCode.run(o));
+        ok &= step(out, "2/3  two processes exchange data through one shared segment",
+            o -> SharedSegmentExchange.run(o));
+        ok &= step(out, "3/3  a three-node cluster on loopback: export, import, tokens, revocation, cross-node atm_cas",
+            o -> {
+                long total = ThreeNodeCluster.run(o);
+                if (total != 3L * 2_000) {
+                    throw new IllegalStateException("counter is " + total + ", expected " + 3 * 2_000);
+                }
+            });
+        out.println(ok ? "demo OK" : "demo FAILED");
+        return ok;
+    }
+
+    private static boolean step(PrintStream out, String title, Consumer<PrintStream> sample) {
+        out.println("== " + title);
+        try {
+            sample.accept(out);
+            out.println("-- ok");
+            out.println();
+            return true;
+        } catch (RuntimeException e) {
+            out.println("-- FAILED: " + e);
+            out.println();
+            return false;
+        }
+    }
+
+    /**
+     * Runs the demo from the command line; exits with status 1 if a sample fails.
+     *
+     * @param args ignored
+     */
+    public static void main(String[] args) {
+        boolean ok = run(System.out);
+        System.out.flush();
+        if (!ok) {
+            System.exit(1);
+        }
+    }
+}
