@@ -326,7 +326,11 @@ public sealed interface ControlMessage {
         public MessageType type() { return MessageType.LONGS_VALUE; }
         public void encode(WireWriter w) { w.putInt(values.length); for (long v : values) { w.putLong(v); } }
         static LongsValue decode(WireReader r) {
-            long[] v = new long[r.getCount(MAX_LIST)];
+            int n = r.getCount(MAX_LIST);
+            if (n > r.remaining() / 8) {
+                throw new WireFormatException(n + " longs announced, " + r.remaining() + " bytes left");
+            }
+            long[] v = new long[n];
             for (int i = 0; i < v.length; i++) { v[i] = r.getLong(); }
             return new LongsValue(v);
         }

@@ -31,7 +31,7 @@ public final class WireReader {
      * @param length number of bytes
      */
     public WireReader(byte[] data, int offset, int length) {
-        if (offset < 0 || length < 0 || offset + length > data.length) {
+        if (offset < 0 || length < 0 || offset > data.length - length) {
             throw new WireFormatException("bad slice " + offset + "+" + length + " of " + data.length);
         }
         this.data = data;

@@ -454,7 +454,7 @@ final class ContextImpl implements CmiContext {
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
         SegmentDescriptor d = describe(s.id());
         return new SegStatus(d.id(), d.size(), d.brk(), FlagBits.fromBits(d.flags(), SegFlag.class),
-            SegState.values()[Math.min(d.state(), SegState.values().length - 1)], d.attachCount(), d.creatorPid(),
+            SegState.values()[Math.clamp(d.state(), 0, SegState.values().length - 1)], d.attachCount(), d.creatorPid(),
             d.exported(), d.imported(), s.home());
     }
 
@@ -671,6 +671,11 @@ final class ContextImpl implements CmiContext {
     @Override
     public long atmCas(CmiMapping m, long offset, long cmpval, long swpval) {
         checkThreadFast();
+        // One test for the common case (a writable local attach of this context, aligned word);
+        // the slow path below sorts out which error applies otherwise.
+        if (m instanceof LocalMapping lm && lm.casOwner == this && (offset & 7) == 0) {
+            return lm.casChecked(offset, cmpval, swpval);
+        }
         if (m instanceof LocalMapping lm && lm.context == this) {
             return lm.cas(offset, cmpval, swpval);
         }

@@ -72,8 +72,8 @@ final class ExtensibleLocalMapping extends LocalMapping {
     }
 
     @Override
-    long cas(long off, long cmpval, long swpval) {
+    long casChecked(long off, long cmpval, long swpval) {
         check(off, 8);
-        return super.cas(off, cmpval, swpval);
+        return super.casChecked(off, cmpval, swpval);
     }
 }

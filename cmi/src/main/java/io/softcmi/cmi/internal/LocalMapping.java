@@ -35,6 +35,8 @@ class LocalMapping implements CmiMapping {
     final MemorySegment data;
     final boolean readOnly;
     final long segmentId;
+    /** The context, for a writable attach; null for a READ attach: lets atm_cas test both at once. */
+    final ContextImpl casOwner;
 
     LocalMapping(ContextImpl context, SegmentImpl segment, long attachId, Arena arena, MemorySegment data,
             boolean readOnly) {
@@ -45,6 +47,7 @@ class LocalMapping implements CmiMapping {
         this.data = data;
         this.readOnly = readOnly;
         this.segmentId = segment.id();
+        this.casOwner = readOnly ? null : context;
     }
 
     @Override
@@ -190,6 +193,18 @@ class LocalMapping implements CmiMapping {
         if (readOnly) {
             throw denied(off);
         }
+        return casChecked(off, cmpval, swpval);
+    }
+
+    /**
+     * {@link #cas} once the caller has checked alignment and that the attach is writable.
+     *
+     * @param off 8-byte aligned offset
+     * @param cmpval expected value
+     * @param swpval new value
+     * @return the value before
+     */
+    long casChecked(long off, long cmpval, long swpval) {
         return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
     }
 

@@ -24,7 +24,8 @@ public record NodeAddressImpl(byte[] nodeId, String host, int port) implements N
      * @param port port
      */
     public NodeAddressImpl {
-        if (nodeId.length != ID_LENGTH || port < 0 || port > 65535 || host.length() > 255) {
+        if (nodeId.length != ID_LENGTH || port < 0 || port > 65535
+                || host.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
             throw new IllegalArgumentException("bad node address");
         }
         nodeId = nodeId.clone();
