@@ -40,11 +40,70 @@ final class DataSession implements Runnable {
         this.state = state;
     }
 
+    /**
+     * Reads the session's first request, which must be a HELLO with a valid node ticket, in
+     * blocking mode (an unauthenticated connection costs no CPU) and within {@code timeoutMs}.
+     *
+     * @param timeoutMs deadline
+     * @return whether the session may go on
+     */
+    boolean authenticate(long timeoutMs) {
+        Thread reader = Thread.currentThread();
+        Thread watchdog = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(timeoutMs);
+                LOG.log(Level.WARNING, "closing a data connection that did not authenticate in time");
+                channel.close();
+            } catch (InterruptedException | IOException done) {
+                // Authenticated (or failed) in time.
+            }
+        });
+        try {
+            channel.socket().setTcpNoDelay(true);
+            in.clear().limit(DataProtocol.REQUEST_HEADER);
+            if (!readBlocking()) {
+                return false;
+            }
+            int payload = DataProtocol.requestPayload(in.getInt(0));
+            long requestId = in.getLong(8);
+            if (in.get(4) != DataProtocol.OP_HELLO || payload > in.capacity() - DataProtocol.REQUEST_HEADER) {
+                return false;
+            }
+            in.limit(DataProtocol.REQUEST_HEADER + payload);
+            if (!readBlocking()) {
+                return false;
+            }
+            byte[] ticket = new byte[payload];
+            in.get(DataProtocol.REQUEST_HEADER, ticket);
+            clientNode = state.clusterKey.verifyTicket(ticket);
+            if (clientNode == null) {
+                LOG.log(Level.WARNING, "refused a data connection from {0}: its node ticket is not valid here",
+                    channel.socket().getRemoteSocketAddress());
+                reply(DataProtocol.STATUS_MALFORMED, requestId, 0, 0);
+                return false;
+            }
+            reply(DataProtocol.STATUS_OK, requestId, 0, 0);
+            return true;
+        } catch (IOException | WireFormatException e) {
+            return false;
+        } finally {
+            watchdog.interrupt();
+        }
+    }
+
+    private boolean readBlocking() throws IOException {
+        while (in.hasRemaining()) {
+            if (channel.read(in) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public void run() {
         try (channel) {
             channel.configureBlocking(false);
-            channel.socket().setTcpNoDelay(true);
             while (true) {
                 in.clear().limit(4);
                 if (!fill(in, true)) {
@@ -66,21 +125,6 @@ final class DataSession implements Runnable {
     private boolean serve(int payload) throws IOException {
         byte op = in.get(4);
         long requestId = in.getLong(8);
-        if (op == DataProtocol.OP_HELLO) {
-            in.limit(DataProtocol.REQUEST_HEADER + payload);
-            fill(in, false);
-            byte[] ticket = new byte[payload];
-            in.get(DataProtocol.REQUEST_HEADER, ticket);
-            clientNode = state.clusterKey.verifyTicket(ticket);
-            if (clientNode == null) {
-                LOG.log(Level.WARNING, "refused a data connection from {0}: its node ticket is not valid here",
-                    channel.socket().getRemoteSocketAddress());
-                reply(DataProtocol.STATUS_MALFORMED, requestId, 0, 0);
-                return false;
-            }
-            reply(DataProtocol.STATUS_OK, requestId, 0, 0);
-            return true;
-        }
         if (clientNode == null || op < DataProtocol.OP_GET || op > DataProtocol.OP_CAS) {
             reply(DataProtocol.STATUS_MALFORMED, requestId, 0, 0);
             return false;
@@ -97,9 +141,11 @@ final class DataSession implements Runnable {
         RemoteTarget target = state.targets.get(segmentId);
         CmiAccessError denied = check(target, segmentId, OP_ACCESS[op], offset, length);
         if (denied != null) {
-            if (payload > 0) {
-                in.limit(DataProtocol.REQUEST_HEADER + payload); // read and drop the refused store's data
+            for (int left = payload; left > 0; ) { // read and drop the refused store's data
+                int chunk = Math.min(left, in.capacity() - DataProtocol.REQUEST_HEADER);
+                in.clear().position(DataProtocol.REQUEST_HEADER).limit(DataProtocol.REQUEST_HEADER + chunk);
                 fill(in, false);
+                left -= chunk;
             }
             reply((byte) (1 + denied.ordinal()), requestId, 0, 0);
             return true;
@@ -142,13 +188,13 @@ final class DataSession implements Runnable {
                 || t.node() != null && !Arrays.equals(t.node(), clientNode)) {
             return CmiAccessError.TOKEN;
         }
-        if (!t.allows(access) || !t.covers(offset, length) || offset < 0 || offset + length > target.size) {
+        if (offset < 0 || length < 0 || offset > target.size - length || !t.allows(access) || !t.covers(offset, length)) {
             return CmiAccessError.PERM;
         }
         if (access == Access.ATOMIC && (offset & 7) != 0) {
             return CmiAccessError.PERM;
         }
-        if (offset + length > target.currentBreak()) {
+        if (offset > target.currentBreak() - length) {
             return CmiAccessError.SEG_BRK;
         }
         return null;

@@ -16,11 +16,11 @@ record HomeToken(long id, long segmentId, byte[] node, int access, long offset, 
     }
 
     boolean covers(long off, long len) {
-        return off >= offset && len >= 0 && off + len <= offset + size;
+        return off >= offset && len >= 0 && len <= size && off - offset <= size - len;
     }
 
     boolean overlaps(long off, long len) {
-        return off < offset + size && offset < off + len;
+        return off - offset < size && offset - off < len;
     }
 
     /** Constant-time comparison of the secret. */

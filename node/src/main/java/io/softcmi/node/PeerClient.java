@@ -51,7 +51,7 @@ final class PeerClient {
     }
 
     private static ControlMessage read(java.nio.channels.ReadableByteChannel ch) throws IOException {
-        Frame f = FrameIO.read(ch);
+        Frame f = FrameIO.read(ch, RemoteServer.MAX_PEER_FRAME);
         if (f == null) {
             throw new IOException("peer closed the connection (wrong cluster key?)");
         }

@@ -23,6 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
 final class RemoteServer implements AutoCloseable {
     /** First byte of a data connection. */
     static final byte DATA_PROTOCOL = 'D';
+    /** Longest a connection may take to authenticate. */
+    static final long AUTH_TIMEOUT_MS = 10_000;
+    /** Largest peer frame: peer messages are small. */
+    static final int MAX_PEER_FRAME = 64 * 1024;
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final ServerSocketChannel server;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
@@ -68,14 +72,20 @@ final class RemoteServer implements AutoCloseable {
                 }
             }
             if (kind.get(0) == DATA_PROTOCOL) {
-                // Data sessions poll: they get a platform thread of their own.
-                Thread.ofPlatform().daemon().name("cmid-data").start(() -> {
-                    try {
-                        new DataSession(ch, state).run();
-                    } finally {
-                        close(ch);
-                    }
-                });
+                // Authenticate on this (virtual) thread, blocking and with a deadline; only a
+                // session with a valid ticket gets a polling platform thread of its own.
+                DataSession session = new DataSession(ch, state);
+                if (session.authenticate(AUTH_TIMEOUT_MS)) {
+                    Thread.ofPlatform().daemon().name("cmid-data").start(() -> {
+                        try {
+                            session.run();
+                        } finally {
+                            close(ch);
+                        }
+                    });
+                    return;
+                }
+                close(ch);
                 return;
             }
             if (kind.get(0) == PeerClient.PEER_PROTOCOL) {
@@ -86,12 +96,16 @@ final class RemoteServer implements AutoCloseable {
             }
         } catch (IOException | WireFormatException e) {
             LOG.log(Level.DEBUG, "remote connection ended: {0}", e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "remote connection failed: {0}", e.toString());
         }
         close(ch);
     }
 
     private void servePeer(SocketChannel ch) throws IOException {
-        Frame f = FrameIO.read(ch);
+        Thread reader = Thread.currentThread();
+        Thread watchdog = Thread.ofVirtual().start(() -> closeIfSlow(ch, reader));
+        Frame f = FrameIO.read(ch, MAX_PEER_FRAME);
         if (f == null || !(MessageType.decode(f) instanceof ControlMessage.PeerHello hello)) {
             return;
         }
@@ -100,7 +114,8 @@ final class RemoteServer implements AutoCloseable {
         state.random.nextBytes(nonce);
         FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
             state.clusterKey.mac("peer-callee", hello.nonce(), myId, hello.nodeId())), f.correlationId()));
-        Frame p = FrameIO.read(ch);
+        Frame p = FrameIO.read(ch, MAX_PEER_FRAME);
+        watchdog.interrupt();
         if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
                 || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
             LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key",
@@ -108,12 +123,23 @@ final class RemoteServer implements AutoCloseable {
             return;
         }
         while (true) {
-            Frame req = FrameIO.read(ch);
+            Frame req = FrameIO.read(ch, MAX_PEER_FRAME);
             if (req == null) {
                 return;
             }
             ControlMessage reply = engine.handlePeer(MessageType.decode(req));
             FrameIO.write(ch, MessageType.toFrame(reply, req.correlationId()));
+        }
+    }
+
+    /** Closes a peer connection that has not authenticated within {@link #AUTH_TIMEOUT_MS}. */
+    private void closeIfSlow(SocketChannel ch, Thread reader) {
+        try {
+            Thread.sleep(AUTH_TIMEOUT_MS);
+            LOG.log(Level.WARNING, "closing a peer connection that did not authenticate in time");
+            close(ch);
+        } catch (InterruptedException authenticated) {
+            // The peer proved the key in time.
         }
     }
 

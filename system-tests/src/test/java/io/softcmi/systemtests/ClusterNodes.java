@@ -138,15 +138,11 @@ final class ClusterNodes implements AutoCloseable {
      */
     static int port(NodeProcess node) {
         String log = log(node);
-        for (String line : log.split("\n")) {
-            if (line.startsWith("cmid: node ")) {
-                Matcher m = ADDRESS.matcher(line);
-                if (m.find()) {
-                    return Integer.parseInt(m.group(2));
-                }
-            }
+        Matcher m = ADDRESS.matcher(log.substring(0, Math.max(0, log.indexOf('\n'))));
+        if (!m.find()) {
+            throw new AssertionError("no address in the ready line of " + node + " (log: " + node.log() + ")");
         }
-        throw new AssertionError("no address in the ready line of " + node + " (log: " + node.log() + ")");
+        return Integer.parseInt(m.group(2));
     }
 
     /**
@@ -162,15 +158,24 @@ final class ClusterNodes implements AutoCloseable {
     }
 
     /**
-     * @param node a node
-     * @return everything its daemon printed so far
+     * What a daemon printed since its ready line. (A log file of a failed run is kept, and the
+     * next run of the same test appends to it: this run's part starts at the last ready line.)
+     *
+     * @param node a node that is ready
+     * @return its log from the ready line on
      */
     static String log(NodeProcess node) {
+        String all;
         try {
-            return Files.readString(node.log(), StandardCharsets.UTF_8);
+            all = Files.readString(node.log(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new AssertionError("cannot read the log of " + node, e);
         }
+        int ready = all.lastIndexOf("cmid: node ");
+        if (ready < 0) {
+            throw new AssertionError("no ready line in the log of " + node + " (" + node.log() + ")");
+        }
+        return all.substring(ready);
     }
 
     /**

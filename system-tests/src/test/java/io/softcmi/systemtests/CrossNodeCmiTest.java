@@ -36,6 +36,7 @@ class CrossNodeCmiTest {
     private static String addressC;
 
     @BeforeAll
+    @Timeout(90)
     static void startCluster() throws IOException {
         ClusterNodes cluster = ClusterNodes.create(RESOURCES);
         List<NodeProcess> nodes = cluster.start("A", "B", "C");

@@ -127,8 +127,17 @@ public final class DataProtocol {
         return payload;
     }
 
-    /** @return a direct little-endian buffer large enough for any frame */
+    /** Bytes of payload a session's own buffers hold: tickets and typed values; bulk data bypasses them. */
+    public static final int SMALL_PAYLOAD = 4096;
+
+    /**
+     * A session's header buffer: bulk payloads are read and written straight from and to the
+     * caller's memory or the segment's mapping, so this only needs room for headers, tickets
+     * and typed values.
+     *
+     * @return a direct little-endian buffer
+     */
     public static ByteBuffer newBuffer() {
-        return ByteBuffer.allocateDirect(REQUEST_HEADER + MAX_PAYLOAD).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        return ByteBuffer.allocateDirect(REQUEST_HEADER + SMALL_PAYLOAD).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     }
 }

@@ -56,12 +56,26 @@ public final class FrameIO {
      * @throws WireFormatException if the header is malformed
      */
     public static Frame read(ReadableByteChannel channel) throws IOException {
+        return read(channel, Frame.MAX_LENGTH);
+    }
+
+    /**
+     * Reads one whole frame, blocking, accepting at most {@code maxLength} bytes after the length
+     * field (so a peer that has not authenticated cannot make the reader allocate much).
+     *
+     * @param channel where to read
+     * @param maxLength the largest frame accepted
+     * @return the frame, or {@code null} at a clean end of stream between frames
+     * @throws IOException if the channel fails or ends inside a frame
+     * @throws WireFormatException if the header is malformed or the frame too long
+     */
+    public static Frame read(ReadableByteChannel channel, int maxLength) throws IOException {
         ByteBuffer len = ByteBuffer.allocate(4);
         if (!fill(channel, len, true)) {
             return null;
         }
         int length = len.flip().getInt();
-        if (length < Frame.HEADER_AFTER_LENGTH || length > Frame.MAX_LENGTH) {
+        if (length < Frame.HEADER_AFTER_LENGTH || length > Math.min(maxLength, Frame.MAX_LENGTH)) {
             throw new WireFormatException("bad frame length " + length);
         }
         ByteBuffer body = ByteBuffer.allocate(length);
