@@ -13,7 +13,7 @@ import java.nio.channels.SocketChannel;
  *
  * <pre>
  * RawTcpPeer echo REQUEST_BYTES REPLY_BYTES   answers each request of REQUEST_BYTES with REPLY_BYTES
- * RawTcpPeer sink CHUNK_BYTES                 reads chunks, answers one byte after each
+ * RawTcpPeer sink CHUNK_BYTES                 reads chunks (blocking), answers one byte after each
  * </pre>
  * Prints "PORT n" when listening on 127.0.0.1; serves one connection and exits.
  */
@@ -34,8 +34,8 @@ public final class RawTcpPeer {
             System.out.flush();
             try (SocketChannel ch = server.accept()) {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.configureBlocking(false);
                 if (args[0].equals("echo")) {
+                    ch.configureBlocking(false);
                     echo(ch, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
                 } else {
                     sink(ch, Integer.parseInt(args[1]));
@@ -59,13 +59,16 @@ public final class RawTcpPeer {
         }
     }
 
+    /** Blocking reads: for bulk data the kernel's wake-up is amortized over a megabyte. */
     private static void sink(SocketChannel ch, int chunk) throws IOException {
         ByteBuffer in = ByteBuffer.allocateDirect(chunk);
         ByteBuffer ack = ByteBuffer.allocateDirect(1);
         while (true) {
             in.clear();
-            if (!poll(ch, in)) {
-                return;
+            while (in.hasRemaining()) {
+                if (ch.read(in) < 0) {
+                    return;
+                }
             }
             ack.clear();
             while (ack.hasRemaining()) {

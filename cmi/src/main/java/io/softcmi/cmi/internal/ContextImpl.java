@@ -673,8 +673,12 @@ final class ContextImpl implements CmiContext {
         checkThreadFast();
         // One test for the common case (a writable local attach of this context, aligned word);
         // the slow path below sorts out which error applies otherwise.
-        if (m instanceof LocalMapping lm && lm.casOwner == this && (offset & 7) == 0) {
-            return lm.casChecked(offset, cmpval, swpval);
+        if (m instanceof LocalMapping lm && lm.casOwner == this) {
+            try {
+                return lm.casUnchecked(offset, cmpval, swpval);
+            } catch (IllegalArgumentException misaligned) {
+                throw Errors.fail(CmiError.INVAL, "atm_cas needs an 8-byte aligned address, got offset " + offset);
+            }
         }
         if (m instanceof LocalMapping lm && lm.context == this) {
             return lm.cas(offset, cmpval, swpval);

@@ -35,7 +35,10 @@ class LocalMapping implements CmiMapping {
     final MemorySegment data;
     final boolean readOnly;
     final long segmentId;
-    /** The context, for a writable attach; null for a READ attach: lets atm_cas test both at once. */
+    /**
+     * The context, for a writable attach of a normal segment; null for a READ attach or an
+     * extensible segment (whose break must be checked): lets atm_cas test all of it at once.
+     */
     final ContextImpl casOwner;
 
     LocalMapping(ContextImpl context, SegmentImpl segment, long attachId, Arena arena, MemorySegment data,
@@ -47,7 +50,7 @@ class LocalMapping implements CmiMapping {
         this.data = data;
         this.readOnly = readOnly;
         this.segmentId = segment.id();
-        this.casOwner = readOnly ? null : context;
+        this.casOwner = readOnly || segment.extensible() ? null : context;
     }
 
     @Override
@@ -194,6 +197,14 @@ class LocalMapping implements CmiMapping {
             throw denied(off);
         }
         return casChecked(off, cmpval, swpval);
+    }
+
+    /**
+     * The compare-and-exchange itself, for a caller that has checked everything else. The
+     * VarHandle checks bounds and alignment (IllegalArgumentException when misaligned).
+     */
+    final long casUnchecked(long off, long cmpval, long swpval) {
+        return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
     }
 
     /**
