@@ -13,7 +13,7 @@ import java.util.Properties;
  * {@code softcmi classpath} itself; everything else comes here.
  *
  * <pre>
- * softcmi demo      run the Sample Code flow and a two-process exchange on the embedded node
+ * softcmi demo      run the Sample Code flow, a two-process exchange and a three-node cluster
  * softcmi version   print the softcmi, CMI API, wire protocol and Java versions
  * </pre>
  * Exit status: 0 on success, 1 if the demo fails, 2 for a usage error.
@@ -22,7 +22,7 @@ public final class SoftCmi {
     private static final String USAGE = """
         usage: softcmi classpath | demo | version
           classpath  print the class path an application needs (java -cp "$(softcmi classpath):app.jar" Main)
-          demo       run the spec's Sample Code and a two-process exchange on the embedded node
+          demo       run the spec's Sample Code, a two-process exchange and a three-node cluster
           version    print the versions of softcmi, the CMI API, the wire protocol and Java""";
 
     private SoftCmi() {
@@ -54,7 +54,10 @@ public final class SoftCmi {
             return 2;
         }
         return switch (args[0]) {
-            case "demo" -> Demo.run(out) ? 0 : 1;
+            case "demo" -> {
+                quietNodeLogs();
+                yield Demo.run(out) ? 0 : 1;
+            }
             case "version" -> {
                 out.println(versionText());
                 yield 0;
@@ -104,6 +107,20 @@ public final class SoftCmi {
             return v.startsWith("${") ? "unknown" : v;
         } catch (IOException e) {
             return "unknown";
+        }
+    }
+
+    /** Held so the logger (and its level) is not collected. */
+    private static java.util.logging.Logger nodeLogs;
+
+    /**
+     * The demo prints its own account of each step; the nodes it runs in this JVM log their
+     * start, stop and cleanup at INFO, which would interleave. Keep warnings and errors.
+     */
+    private static void quietNodeLogs() {
+        if (System.getProperty("java.util.logging.config.file") == null) {
+            nodeLogs = java.util.logging.Logger.getLogger("io.softcmi.node");
+            nodeLogs.setLevel(java.util.logging.Level.WARNING);
         }
     }
 }
