@@ -41,21 +41,7 @@ final class ControlServer implements AutoCloseable {
         this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(socketPath));
         Files.setPosixFilePermissions(socketPath, PosixFilePermissions.fromString("rw-------"));
-        this.acceptor = Thread.ofPlatform().daemon().name("cmid-accept").start(this::acceptLoop);
-    }
-
-    private void acceptLoop() {
-        while (server.isOpen()) {
-            try {
-                SocketChannel ch = server.accept();
-                connections.add(ch);
-                Thread.ofVirtual().name("cmid-session").start(() -> serve(ch));
-            } catch (IOException e) {
-                if (server.isOpen()) {
-                    LOG.log(Level.WARNING, "accept failed: {0}", e.getMessage());
-                }
-            }
-        }
+        this.acceptor = Acceptor.start("cmid-control", server, connections, this::serve);
     }
 
     private void serve(SocketChannel ch) {

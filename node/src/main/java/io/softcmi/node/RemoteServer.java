@@ -45,21 +45,7 @@ final class RemoteServer implements AutoCloseable {
     void start(NodeEngine engine, NodeState state) {
         this.engine = engine;
         this.state = state;
-        Thread.ofPlatform().daemon().name("cmid-remote-accept").start(this::acceptLoop);
-    }
-
-    private void acceptLoop() {
-        while (server.isOpen()) {
-            try {
-                SocketChannel ch = server.accept();
-                connections.add(ch);
-                Thread.ofVirtual().name("cmid-remote").start(() -> route(ch));
-            } catch (IOException e) {
-                if (server.isOpen()) {
-                    LOG.log(Level.WARNING, "remote accept failed: {0}", e.getMessage());
-                }
-            }
-        }
+        Acceptor.start("cmid-remote", server, connections, this::route);
     }
 
     private void route(SocketChannel ch) {
@@ -118,7 +104,7 @@ final class RemoteServer implements AutoCloseable {
         watchdog.interrupt();
         if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
                 || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
-            LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key",
+            LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key (or hung up after checking ours)",
                 HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
             return;
         }
