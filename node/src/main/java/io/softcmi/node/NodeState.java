@@ -63,6 +63,23 @@ final class NodeState {
         return k;
     }
 
+    /**
+     * The segment, if the session created it.
+     *
+     * @param id segment id
+     * @param s the calling session
+     * @param action what the caller wants to do, for the message ("remove it")
+     * @return the segment
+     * @throws NodeException INVAL if unknown, PERM if another process created it
+     */
+    Segment createdBy(long id, Session s, String action) {
+        Segment seg = segment(id);
+        if (seg.creatorSession != s.id) {
+            throw NodeException.perm("only the process that created segment " + seg.id + " may " + action);
+        }
+        return seg;
+    }
+
     Segment segment(long id) {
         Segment s = segments.get(id);
         if (s == null) {

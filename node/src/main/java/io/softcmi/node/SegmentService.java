@@ -108,10 +108,7 @@ final class SegmentService {
     }
 
     ControlMessage remove(Session s, ControlMessage.SegRemove r) {
-        Segment seg = state.segment(r.segId());
-        if (seg.creatorSession != s.id) {
-            throw NodeException.perm("only the process that created segment " + seg.id + " may remove it");
-        }
+        Segment seg = state.createdBy(r.segId(), s, "remove it");
         mark(seg);
         return new Ok();
     }
@@ -151,9 +148,7 @@ final class SegmentService {
         if (!seg.has(SegFlag.EXTENSIBLE)) {
             throw NodeException.inval("segment " + seg.id + " is not extensible");
         }
-        if (seg.creatorSession != s.id) {
-            throw NodeException.perm("only the process that created segment " + seg.id + " may move its break");
-        }
+        state.createdBy(seg.id, s, "move its break");
         long brk = r.brk();
         if (brk < 0 || brk > seg.size || brk % PAGE != 0) {
             throw NodeException.inval("break must be a multiple of " + PAGE + " within [0, " + seg.size + "]: " + brk);
@@ -181,10 +176,7 @@ final class SegmentService {
     }
 
     ControlMessage export(Session s, ControlMessage.SegExport r) {
-        Segment seg = state.segment(r.segId());
-        if (seg.creatorSession != s.id) {
-            throw NodeException.perm("only the process that created segment " + seg.id + " may export it");
-        }
+        Segment seg = state.createdBy(r.segId(), s, "export it");
         if (seg.marked()) {
             throw NodeException.inval("segment " + seg.id + " is marked for deletion");
         }

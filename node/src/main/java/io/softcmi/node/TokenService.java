@@ -23,10 +23,7 @@ final class TokenService {
     }
 
     ControlMessage tokNew(Session s, ControlMessage.TokNew r) {
-        Segment seg = state.segment(r.segId());
-        if (seg.creatorSession != s.id) {
-            throw NodeException.perm("only the process that created segment " + seg.id + " may make tokens for it");
-        }
+        Segment seg = state.createdBy(r.segId(), s, "make tokens for it");
         if (seg.marked()) {
             throw NodeException.inval("segment " + seg.id + " is marked for deletion");
         }
