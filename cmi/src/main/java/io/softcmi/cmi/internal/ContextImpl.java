@@ -59,9 +59,8 @@ final class ContextImpl implements CmiContext {
     private final Tracer tracer;
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final Map<CmiMapping, Boolean> mappings = new ConcurrentHashMap<>();
-    private final Map<NodeAddressImpl, RemoteConnection> connections = new ConcurrentHashMap<>();
-    private volatile byte[] ticket;
-    private final Map<Long, SegmentImpl> knownSegments = new ConcurrentHashMap<>();
+    private final RemoteConnections connections;
+    private final SegmentDirectory segments;
     private final EventQueue events = new EventQueue();
     private final Object lifecycle = new Object();
     /** The last thread that passed the association check; a cache for the data-path calls. */
@@ -76,6 +75,8 @@ final class ContextImpl implements CmiContext {
         this.sessionId = hello.sessionId();
         this.nodeAddress = HandleCodec.nodeAddress(hello.nodeAddress());
         this.tracer = tracer;
+        this.connections = new RemoteConnections(channel, tracer);
+        this.segments = new SegmentDirectory(channel, nodeAddress);
     }
 
     void start() {
@@ -165,14 +166,13 @@ final class ContextImpl implements CmiContext {
         closed = true;
         for (CmiMapping m : mappings.keySet()) {
             if (m instanceof LocalMapping lm) {
-                closeArena(lm);
+                lm.unmap();
             } else if (m instanceof RemoteMapping rm) {
                 rm.detach();
             }
         }
         mappings.clear();
-        connections.values().forEach(RemoteConnection::close);
-        connections.clear();
+        connections.closeAll();
         channel.close();
         CmiRuntime.contextEnded(this);
     }
@@ -187,7 +187,7 @@ final class ContextImpl implements CmiContext {
         switch (notice) {
             case ControlMessage.EventNotice n -> {
                 try {
-                    CmiEvent e = EventQueue.fromNotice(n, this::segmentForEvent);
+                    CmiEvent e = EventQueue.fromNotice(n, segments::forEvent);
                     tracer.trace(TraceFacility.EVT, TraceLevel.INFO, "event " + e.type().specName());
                     events.add(e);
                 } catch (RuntimeException e) {
@@ -207,15 +207,6 @@ final class ContextImpl implements CmiContext {
         }
     }
 
-    private CmiSegment segmentForEvent(long id) {
-        SegmentImpl s = knownSegments.get(id);
-        if (s != null) {
-            return s;
-        }
-        return new SegmentImpl(new SegmentDescriptor(id, 0, 0, 0, "", 0, 0, 0, 0, 0, false, false), nodeAddress,
-            nodeAddress);
-    }
-
     private void updateToken(long proxyId, TokenImpl token) {
         for (CmiMapping m : mappings.keySet()) {
             if (m instanceof RemoteMapping rm && rm.segment.id() == proxyId) {
@@ -224,41 +215,9 @@ final class ContextImpl implements CmiContext {
         }
     }
 
-    /**
-     * The data connection to a home node, opened on first use with this node's ticket.
-     *
-     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the home cannot be reached
-     */
+    /** The data connection to a home node (see {@link RemoteConnections#get}). */
     RemoteConnection connection(NodeAddressImpl home, long segmentId, long offset) {
-        RemoteConnection c = connections.get(home);
-        if (c != null && !c.broken()) {
-            return c;
-        }
-        synchronized (connections) {
-            c = connections.get(home);
-            if (c == null || c.broken()) {
-                try {
-                    byte[] t = ticket;
-                    if (t == null) {
-                        t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
-                        ticket = t;
-                    }
-                    try {
-                        c = RemoteConnection.open(home, t);
-                    } catch (java.io.IOException refused) {
-                        // Tickets expire: fetch a fresh one once before giving up.
-                        t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
-                        ticket = t;
-                        c = RemoteConnection.open(home, t);
-                    }
-                } catch (java.io.IOException | RuntimeException e) {
-                    tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
-                    throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, segmentId, offset);
-                }
-                connections.put(home, c);
-            }
-            return c;
-        }
+        return connections.get(home, segmentId, offset);
     }
 
     // ---- context attributes ----
@@ -275,42 +234,12 @@ final class ContextImpl implements CmiContext {
 
     // ---- segments ----
 
-    private SegmentImpl remember(SegmentDescriptor d) {
-        SegmentImpl s = new SegmentImpl(d, nodeAddress, nodeAddress);
-        knownSegments.putIfAbsent(s.id(), s);
-        return knownSegments.get(s.id());
-    }
-
-    private SegmentImpl remember(ControlMessage.ProxyReply p) {
-        SegmentImpl s = new SegmentImpl(p.local(), HandleCodec.nodeAddress(p.home()), nodeAddress);
-        knownSegments.putIfAbsent(s.id(), s);
-        return knownSegments.get(s.id());
-    }
-
-    private SegmentImpl lookup(long id) {
-        ControlMessage reply = channel.call(new ControlMessage.SegLookup(id), ControlMessage.class);
-        return switch (reply) {
-            case SegmentReply r -> remember(r.segment());
-            case ControlMessage.ProxyReply p -> remember(p);
-            default -> throw Errors.fail(CmiError.INVAL, "node answered " + reply.type() + " to a segment lookup");
-        };
+    private SegmentImpl own(CmiSegment seg) {
+        return segments.own(seg);
     }
 
     private SegmentDescriptor describe(long id) {
-        ControlMessage reply = channel.call(new ControlMessage.SegLookup(id), ControlMessage.class);
-        return switch (reply) {
-            case SegmentReply r -> r.segment();
-            case ControlMessage.ProxyReply p -> p.local();
-            default -> throw Errors.fail(CmiError.INVAL, "node answered " + reply.type() + " to a segment lookup");
-        };
-    }
-
-    /** Resolves a handle given by the caller to one of this node's segments (local or proxy). */
-    private SegmentImpl own(CmiSegment seg) {
-        if (seg instanceof SegmentImpl s && s.issuer().equals(nodeAddress)) {
-            return s;
-        }
-        throw Errors.fail(CmiError.INVAL, "not a segment of this node: " + seg);
+        return segments.describe(id);
     }
 
     @Override
@@ -327,13 +256,13 @@ final class ContextImpl implements CmiContext {
             f.add(SegFlag.CLIENT_INCONSIST);
         }
         SegmentReply r = channel.call(new ControlMessage.SegGet(size, FlagBits.toBits(f)), SegmentReply.class);
-        return remember(r.segment());
+        return segments.remember(r.segment());
     }
 
     @Override
     public CmiSegment segFromId(long id) {
         enter(TraceFacility.SEG, "seg_from_id " + id);
-        return lookup(id);
+        return segments.lookup(id);
     }
 
     @Override
@@ -342,12 +271,8 @@ final class ContextImpl implements CmiContext {
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
         boolean readOnly = Errors.checkNotNull(flags, "flags").contains(AttachFlag.READ);
         if (s.imported()) {
-            ControlMessage.ProxyAttached pa = channel.call(new ControlMessage.SegAttach(s.id(), readOnly),
-                ControlMessage.ProxyAttached.class);
-            ControlMessage.ProxyReply p = pa.proxy();
-            TokenImpl token = p.token().length == 0 ? null : (TokenImpl) HandleCodec.token(p.token());
-            RemoteMapping rm = new RemoteMapping(this, s, pa.attachId(), (NodeAddressImpl) HandleCodec.nodeAddress(p.home()),
-                p.homeSegmentId(), p.local().size(), readOnly, token);
+            RemoteMapping rm = SegmentMapper.mapRemote(this, s, channel.call(new ControlMessage.SegAttach(s.id(), readOnly),
+                ControlMessage.ProxyAttached.class), readOnly);
             mappings.put(rm, Boolean.TRUE);
             return rm;
         }
@@ -375,26 +300,8 @@ final class ContextImpl implements CmiContext {
             return;
         }
         LocalMapping m = (LocalMapping) mapping;
-        closeArena(m);
+        m.unmap();
         channel.call(new ControlMessage.SegDetach(m.attachId), Ok.class);
-    }
-
-    private static void closeArena(LocalMapping m) {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                if (m.arena.scope().isAlive()) {
-                    m.arena.close();
-                }
-                return;
-            } catch (IllegalStateException busy) {
-                // Another thread is inside an access right now; the spec makes that the
-                // caller's bug, but unmapping must still happen.
-                if (attempt > 1000) {
-                    throw busy;
-                }
-                Thread.onSpinWait();
-            }
-        }
     }
 
     @Override
@@ -424,7 +331,7 @@ final class ContextImpl implements CmiContext {
         if (!(Errors.checkNotNull(rseg, "remote segment handle") instanceof RemoteSegmentHandleImpl h)) {
             throw Errors.fail(CmiError.INVAL, "not a remote segment handle of this library");
         }
-        return remember(channel.call(new ControlMessage.SegImport(h.toBytes()), ControlMessage.ProxyReply.class));
+        return segments.remember(channel.call(new ControlMessage.SegImport(h.toBytes()), ControlMessage.ProxyReply.class));
     }
 
     @Override

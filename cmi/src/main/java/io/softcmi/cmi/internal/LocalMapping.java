@@ -72,6 +72,27 @@ class LocalMapping implements CmiMapping {
         return arena.scope().isAlive();
     }
 
+    /**
+     * Unmaps ({@code seg_dt}, or the context ending). Closing a shared arena waits until no
+     * thread is inside an access; a thread still using the mapping afterwards gets
+     * {@link IllegalStateException}, which the spec makes the caller's bug.
+     */
+    void unmap() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                if (arena.scope().isAlive()) {
+                    arena.close();
+                }
+                return;
+            } catch (IllegalStateException busy) {
+                if (attempt > 1000) {
+                    throw busy;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
     final RuntimeException denied(long offset) {
         return Errors.access(CmiAccessError.PERM, segmentId, offset);
     }

@@ -11,9 +11,18 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** Maps a local segment's file into this process for {@code seg_at}. */
+/** Makes the mapping {@code seg_at} returns: a local segment's file mapped into this process, or a proxy's remote mapping. */
 final class SegmentMapper {
     private SegmentMapper() {
+    }
+
+    /** An attach of a proxy: nothing to map, every access goes to the home. */
+    static RemoteMapping mapRemote(ContextImpl context, SegmentImpl segment, io.softcmi.wire.ControlMessage.ProxyAttached a,
+            boolean readOnly) {
+        io.softcmi.wire.ControlMessage.ProxyReply p = a.proxy();
+        TokenImpl token = p.token().length == 0 ? null : (TokenImpl) HandleCodec.token(p.token());
+        return new RemoteMapping(context, segment, a.attachId(), (NodeAddressImpl) HandleCodec.nodeAddress(p.home()),
+            p.homeSegmentId(), p.local().size(), readOnly, token);
     }
 
     static LocalMapping map(ContextImpl context, SegmentImpl segment, long attachId, SegmentDescriptor d,
