@@ -46,31 +46,25 @@ final class ControlServer implements AutoCloseable {
 
     private void serve(SocketChannel ch) {
         Session session = null;
-        Object writeLock = new Object();
+        SessionWriter writer = new SessionWriter(ch);
         try {
             Frame first = FrameIO.read(ch);
             if (first == null) {
                 return;
             }
             if (!(MessageType.decode(first) instanceof ControlMessage.Hello hello)) {
-                reply(ch, writeLock, new ControlMessage.ErrorReply(CmiError.INIT.ordinal(), "first message must be Hello"),
+                writer.reply(new ControlMessage.ErrorReply(CmiError.INIT.ordinal(), "first message must be Hello"),
                     first.correlationId());
                 return;
             }
             if (hello.protocolVersion() != Frame.VERSION) {
-                reply(ch, writeLock, new ControlMessage.ErrorReply(CmiError.NOTSUPP.ordinal(),
+                writer.reply(new ControlMessage.ErrorReply(CmiError.NOTSUPP.ordinal(),
                     "protocol version " + hello.protocolVersion() + " not supported"), first.correlationId());
                 return;
             }
             UnixDomainPrincipal peer = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
-            session = engine.openSession(hello, peer.user().getName(), notice -> {
-                try {
-                    reply(ch, writeLock, notice, 0);
-                } catch (IOException e) {
-                    // The process is gone; its session closes when the reader sees the end.
-                }
-            });
-            reply(ch, writeLock, engine.helloReply(session), first.correlationId());
+            session = engine.openSession(hello, peer.user().getName(), writer);
+            writer.reply(engine.helloReply(session), first.correlationId());
             while (true) {
                 Frame frame = FrameIO.read(ch);
                 if (frame == null) {
@@ -82,7 +76,7 @@ final class ControlServer implements AutoCloseable {
                 } catch (WireFormatException e) {
                     reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
                 }
-                reply(ch, writeLock, reply, frame.correlationId());
+                writer.reply(reply, frame.correlationId());
             }
         } catch (IOException | WireFormatException e) {
             LOG.log(Level.DEBUG, "control connection ended: {0}", e.getMessage());
@@ -93,19 +87,7 @@ final class ControlServer implements AutoCloseable {
                 engine.closeSession(session);
             }
             connections.remove(ch);
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // Nothing more to tell a peer that is gone.
-            }
-        }
-    }
-
-    private static void reply(SocketChannel ch, Object writeLock, ControlMessage m, long correlationId)
-            throws IOException {
-        Frame f = MessageType.toFrame(m, correlationId);
-        synchronized (writeLock) {
-            FrameIO.write(ch, f);
+            writer.close();
         }
     }
 

@@ -15,8 +15,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Concurrency: control calls are rare next to loads and stores, so one lock guards all node
  * state and every request runs under it, start to end; loads and stores of local segments never
- * come here (they go to the mapping). Notices to processes are sent outside the engine's own
- * state changes by each session's notifier.
+ * come here (they go to the mapping). Notices to processes are queued to each session's
+ * {@link SessionWriter} and never block the engine (only the shutdown notice is written at once).
  */
 public final class NodeEngine {
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
@@ -259,7 +259,7 @@ public final class NodeEngine {
             }
             shutDown = true;
             for (Session s : state.sessions.values()) {
-                s.notifier.send(new ControlMessage.NodeShutdown("node " + state.config.name() + " is shutting down"));
+                s.notifier.sendNow(new ControlMessage.NodeShutdown("node " + state.config.name() + " is shutting down"));
             }
             for (Segment seg : state.segments.values()) {
                 seg.file.delete();

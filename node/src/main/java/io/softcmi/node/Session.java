@@ -15,7 +15,11 @@ import java.util.Set;
 final class Session {
     /** Sends a notice to the session's process. */
     interface Notifier {
+        /** Queues a notice; never blocks. */
         void send(ControlMessage notice);
+
+        /** Writes a notice (and those queued before it) before returning: for the last words at shutdown. */
+        void sendNow(ControlMessage notice);
     }
 
     final long id;
