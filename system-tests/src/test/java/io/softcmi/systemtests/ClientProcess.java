@@ -44,16 +44,9 @@ final class ClientProcess implements AutoCloseable {
      * @throws IOException if it cannot be started
      */
     static ClientProcess start(Path logDir, String name, Path nodeDirectory) throws IOException {
-        Files.createDirectories(logDir);
-        Process p = ChildJvm.start(Workers.class, List.of(), List.of(name),
-            Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
-        ClientProcess c = new ClientProcess(name, p, new OutputCapture(name, p.getInputStream(),
-            logDir.resolve("client-" + name + ".log")));
+        ClientProcess c = launch(Workers.class, logDir, name, nodeDirectory);
         try {
-            String ready = c.awaitReply(Deadline.in(START_TIMEOUT));
-            if (!ready.startsWith("READY")) {
-                throw new AssertionError(name + " failed to start: " + ready + " (log: " + c.log() + ")");
-            }
+            c.awaitReady();
         } catch (RuntimeException | Error e) {
             try {
                 c.close();
@@ -63,6 +56,59 @@ final class ClientProcess implements AutoCloseable {
             throw e;
         }
         return c;
+    }
+
+    /**
+     * Starts a worker process on a node without waiting for it (see {@link #awaitReady()}), so
+     * that several can start at once.
+     *
+     * @param worker the worker main class ({@link Workers} or {@link RemoteWorkers}: one command
+     *     line in, one reply line starting with {@link Workers#REPLY} out)
+     * @param logDir where its log goes
+     * @param name a name for logs and messages
+     * @param nodeDirectory the node to join ({@code SOFTCMI_NODE})
+     * @return the starting client
+     * @throws IOException if it cannot be started
+     */
+    static ClientProcess launch(Class<?> worker, Path logDir, String name, Path nodeDirectory) throws IOException {
+        Files.createDirectories(logDir);
+        Process p = ChildJvm.start(worker, List.of(), List.of(name), Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
+        return new ClientProcess(name, p, new OutputCapture(name, p.getInputStream(),
+            logDir.resolve("client-" + name + ".log")));
+    }
+
+    /** Waits until the worker's context is open. */
+    void awaitReady() {
+        String ready = awaitReply(Deadline.in(START_TIMEOUT));
+        if (!ready.startsWith("READY")) {
+            throw new AssertionError(name + " failed to start: " + ready + " (log: " + log() + ")");
+        }
+    }
+
+    /**
+     * Sends a command and returns what follows {@code expectedWord} in its reply.
+     *
+     * @param command a worker command line
+     * @param expectedWord the first word of a successful reply, e.g. {@code HANDLE}
+     * @return the rest of the reply (may be empty)
+     * @throws AssertionError if the reply is anything else
+     */
+    String expect(String command, String expectedWord) {
+        String reply = request(command);
+        if (reply.equals(expectedWord)) {
+            return "";
+        }
+        if (!reply.startsWith(expectedWord + " ")) {
+            String shown = command.length() > 80 ? command.substring(0, 80) + "..." : command;
+            throw new AssertionError(name + ": '" + shown + "' answered '" + reply + "', expected "
+                + expectedWord + " (log: " + log() + ")");
+        }
+        return reply.substring(expectedWord.length() + 1);
+    }
+
+    /** @return its name */
+    String name() {
+        return name;
     }
 
     /**

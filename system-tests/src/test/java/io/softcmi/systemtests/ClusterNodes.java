@@ -36,7 +36,7 @@ final class ClusterNodes implements AutoCloseable {
     private final Path keyDirectory;
     private final Path clusterKey;
     private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
-    private final List<RemoteClient> clients = new ArrayList<>();
+    private final List<ClientProcess> clients = new ArrayList<>();
     private final List<ContextThread> contexts = new ArrayList<>();
     private int keyFiles;
     private int clientCount;
@@ -252,15 +252,15 @@ final class ClusterNodes implements AutoCloseable {
      * @return the clients, in the same order
      * @throws IOException if one cannot be started
      */
-    List<RemoteClient> clients(NodeProcess... onNodes) throws IOException {
-        List<RemoteClient> started = new ArrayList<>();
+    List<ClientProcess> clients(NodeProcess... onNodes) throws IOException {
+        List<ClientProcess> started = new ArrayList<>();
         for (NodeProcess n : onNodes) {
-            RemoteClient c = RemoteClient.launch(resources.logDir(),
+            ClientProcess c = ClientProcess.launch(RemoteWorkers.class, resources.logDir(),
                 "w" + (++clientCount) + "-" + n.directory().getFileName(), n.directory());
             clients.add(c);
             started.add(c);
         }
-        for (RemoteClient c : started) {
+        for (ClientProcess c : started) {
             c.awaitReady();
             c.expect("enable", "OK");
         }
@@ -274,7 +274,7 @@ final class ClusterNodes implements AutoCloseable {
             problem = attempt(problem, contexts.get(i)::close);
         }
         contexts.clear();
-        for (RemoteClient c : clients) {
+        for (ClientProcess c : clients) {
             problem = attempt(problem, c::close);
         }
         clients.clear();

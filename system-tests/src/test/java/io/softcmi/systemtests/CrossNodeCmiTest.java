@@ -28,10 +28,10 @@ class CrossNodeCmiTest {
     @RegisterExtension
     static final SystemTestResources RESOURCES = SystemTestResources.perClass();
 
-    private static RemoteClient a;
-    private static RemoteClient b;
-    private static RemoteClient b2;
-    private static RemoteClient c;
+    private static ClientProcess a;
+    private static ClientProcess b;
+    private static ClientProcess b2;
+    private static ClientProcess c;
     private static String addressB;
     private static String addressC;
 
@@ -40,7 +40,7 @@ class CrossNodeCmiTest {
     static void startCluster() throws IOException {
         ClusterNodes cluster = ClusterNodes.create(RESOURCES);
         List<NodeProcess> nodes = cluster.start("A", "B", "C");
-        List<RemoteClient> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(1), nodes.get(2));
+        List<ClientProcess> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(1), nodes.get(2));
         a = workers.get(0);
         b = workers.get(1);
         b2 = workers.get(2);
@@ -64,7 +64,7 @@ class CrossNodeCmiTest {
     }
 
     /** Imports on the worker's node, sets the token and attaches; returns the proxy id. */
-    private static long importAndAttach(RemoteClient w, String handle, String token) {
+    private static long importAndAttach(ClientProcess w, String handle, String token) {
         String[] proxy = w.expect("import " + handle, "PROXY").split(" ");
         assertEquals("true", proxy[1], "a proxy segment is imported()");
         long proxyId = Long.parseLong(proxy[0]);
@@ -182,13 +182,13 @@ class CrossNodeCmiTest {
         b2.expect("attach " + onB, "ATTACHED");
 
         // a works on its own mapping of the segment, b, b2 and c at the home through their imports.
-        List<RemoteClient> workers = List.of(a, b, b2, c);
+        List<ClientProcess> workers = List.of(a, b, b2, c);
         List<Long> ids = List.of(seg.id, onB, onB, onC);
         for (int i = 0; i < workers.size(); i++) {
             workers.get(i).send("cas-count " + ids.get(i) + " 0 " + perProcess + " 64 " + workers.size());
         }
         long failures = 0;
-        for (RemoteClient w : workers) {
+        for (ClientProcess w : workers) {
             String reply = w.awaitReply(Duration.ofSeconds(100));
             assertTrue(reply.startsWith("DONE " + perProcess + " "), () -> w.name() + ": " + reply);
             failures += Long.parseLong(reply.split(" ")[2]);
@@ -199,7 +199,7 @@ class CrossNodeCmiTest {
         System.out.println("atm_cas counter: " + total + " increments, " + failures + " failed CAS");
     }
 
-    private static void awaitReply(RemoteClient w, String command, String expected, Duration timeout) {
+    private static void awaitReply(ClientProcess w, String command, String expected, Duration timeout) {
         Deadline deadline = Deadline.in(timeout);
         String reply;
         while (!(reply = w.request(command)).equals(expected)) {

@@ -34,9 +34,9 @@ class RemoteLitmusTest {
     @RegisterExtension
     static final SystemTestResources RESOURCES = SystemTestResources.perClass();
 
-    private static RemoteClient a;
-    private static RemoteClient b;
-    private static RemoteClient c;
+    private static ClientProcess a;
+    private static ClientProcess b;
+    private static ClientProcess c;
     private static String addressB;
     private static String addressC;
 
@@ -45,7 +45,7 @@ class RemoteLitmusTest {
     static void startCluster() throws IOException {
         ClusterNodes cluster = ClusterNodes.create(RESOURCES);
         List<NodeProcess> nodes = cluster.start("A", "B", "C");
-        List<RemoteClient> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(2));
+        List<ClientProcess> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(2));
         a = workers.get(0);
         b = workers.get(1);
         c = workers.get(2);
@@ -66,7 +66,7 @@ class RemoteLitmusTest {
         return new Litmus(id, importAndAttach(b, handle, tokenB), importAndAttach(c, handle, tokenC));
     }
 
-    private static long importAndAttach(RemoteClient w, String handle, String token) {
+    private static long importAndAttach(ClientProcess w, String handle, String token) {
         long proxy = Long.parseLong(w.expect("import " + handle, "PROXY").split(" ")[0]);
         w.expect("set-token " + proxy + " " + token, "OK");
         w.expect("attach " + proxy, "ATTACHED");
@@ -91,7 +91,7 @@ class RemoteLitmusTest {
         run(c, l.onC, a, l.onA);
     }
 
-    private static void run(RemoteClient writer, long writerSegment, RemoteClient reader, long readerSegment) {
+    private static void run(ClientProcess writer, long writerSegment, ClientProcess reader, long readerSegment) {
         reader.send("mp-read " + readerSegment + " " + TRIALS);
         writer.send("mp-write " + writerSegment);
         String read = reader.awaitReply(Duration.ofSeconds(100));

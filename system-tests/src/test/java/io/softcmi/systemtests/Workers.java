@@ -8,16 +8,12 @@ import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.CmiInfo;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
-import io.softcmi.cmi.CmiVersion;
 import io.softcmi.cmi.Reservation;
 import io.softcmi.cmi.SegFlag;
 import io.softcmi.cmi.SegStatus;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumSet;
@@ -79,54 +75,7 @@ public final class Workers {
      * @throws IOException if stdin fails
      */
     public static void main(String[] args) throws IOException {
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
-            StandardCharsets.UTF_8);
-        Thread.ofPlatform().daemon().name("worker-lifetime").start(() -> {
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(MAX_LIFETIME_SECONDS));
-            } catch (InterruptedException e) {
-                return;
-            }
-            out.println("worker " + (args.length > 0 ? args[0] : "") + " exceeded its lifetime; halting");
-            Runtime.getRuntime().halt(4);
-        });
-        CmiContext ctx;
-        try {
-            ctx = Cmi.init(new CmiVersion(1, 1));
-        } catch (CmiException e) {
-            out.println(REPLY + "ERROR " + e.error() + " " + Cmi.lastError() + " " + e.getMessage());
-            Runtime.getRuntime().exit(3);
-            return;
-        }
-        out.println(REPLY + "READY " + ProcessHandle.current().pid());
-        new Workers(out, ctx).serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
-    }
-
-    private void serve(BufferedReader in) throws IOException {
-        String line;
-        while ((line = in.readLine()) != null) {
-            line = line.strip();
-            if (line.isEmpty()) {
-                continue;
-            }
-            out.println("# " + line);
-            String reply;
-            try {
-                reply = execute(line.split("\\s+"));
-            } catch (CmiException e) {
-                reply = "ERROR " + e.error() + " " + Cmi.lastError() + " " + e.getMessage();
-            } catch (CmiAccessException e) {
-                reply = "ACCESS_ERROR " + e.accessError() + " " + e.segmentId() + " " + e.offset();
-            } catch (RuntimeException e) {
-                reply = "EXCEPTION " + e.getClass().getName() + " " + e.getMessage();
-            }
-            out.println(REPLY + reply);
-            if (reply.equals("BYE")) {
-                return;
-            }
-        }
-        // stdin ended: the test that drove us is gone. Leave CMI like any process that exits.
-        ctx.close();
+        WorkerLoop.run(args, MAX_LIFETIME_SECONDS, (out, ctx) -> new Workers(out, ctx)::execute);
     }
 
     private String execute(String[] a) {
