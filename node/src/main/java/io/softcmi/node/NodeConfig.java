@@ -22,6 +22,7 @@ public final class NodeConfig {
     private int maxTokens = 65536;
     private int maxTokensPerSegment = 1024;
     private long defaultCacheBytes = 64L << 20;
+    private int ioThreads;
 
     /** @param dir node directory (socket, lock, state) @return this */
     public NodeConfig directory(Path dir) { this.directory = dir; return this; }
@@ -37,6 +38,8 @@ public final class NodeConfig {
     public NodeConfig memoryBytes(long bytes) { this.memoryBytes = bytes; return this; }
     /** @param n most segments @return this */
     public NodeConfig maxSegments(int n) { this.maxSegments = n; return this; }
+    /** @param n data-path I/O threads ({@code --io-threads}); 0 = one per four cores, at least one @return this */
+    public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
 
     /** @return node directory */ public Path directory() { return directory; }
     /** @return shm directory */ public Path shmDirectory() { return shmDirectory; }
@@ -51,6 +54,7 @@ public final class NodeConfig {
     /** @return most tokens */ public int maxTokens() { return maxTokens; }
     /** @return most tokens per segment */ public int maxTokensPerSegment() { return maxTokensPerSegment; }
     /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
+    /** @return data-path I/O threads, 0 = the default */ public int ioThreads() { return ioThreads; }
 
     /**
      * Validates the configuration and fills in defaults.
@@ -84,6 +88,9 @@ public final class NodeConfig {
             memoryBytes = defaultMemory(shmDirectory.getParent());
         }
         memoryBytes -= memoryBytes % 4096;
+        if (ioThreads < 0 || ioThreads > 64) {
+            throw new IllegalArgumentException("io threads must be within [0, 64]: " + ioThreads);
+        }
         if (maxSegments <= 0) {
             throw new IllegalArgumentException("max segments must be positive");
         }

@@ -115,8 +115,9 @@ public final class NodeDaemon implements AutoCloseable {
             return;
         }
         closed = true;
-        engine.shutdown();
+        // Stop remote access first: no data session may touch a segment the engine is unmapping.
         remote.close();
+        engine.shutdown();
         control.close();
         try {
             deleteTree(config.shmDirectory());

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node's TCP listener ({@code --listen HOST:PORT}). The first byte of a connection says
  * what it is: {@code 'P'} a peer daemon (authenticated with the cluster key, then import
- * requests), {@code 'D'} a process's remote data connection ({@link DataSession}).
+ * requests), {@code 'D'} a process's remote data connection: authenticated here
+ * ({@link DataHandshake}), then served by the {@link DataServer}'s I/O loops.
  */
 final class RemoteServer implements AutoCloseable {
     /** First byte of a data connection. */
@@ -32,6 +33,7 @@ final class RemoteServer implements AutoCloseable {
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private NodeState state;
     private NodeEngine engine;
+    private DataServer data;
 
     RemoteServer(String host, int port) throws IOException {
         server = ServerSocketChannel.open();
@@ -42,9 +44,11 @@ final class RemoteServer implements AutoCloseable {
         return ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
 
-    void start(NodeEngine engine, NodeState state) {
+    void start(NodeEngine engine, NodeState state) throws IOException {
         this.engine = engine;
         this.state = state;
+        int io = state.config.ioThreads() > 0 ? state.config.ioThreads() : DataServer.defaultIoThreads();
+        this.data = new DataServer(state, io);
         Acceptor.start("cmid-remote", server, connections, this::route);
     }
 
@@ -59,19 +63,14 @@ final class RemoteServer implements AutoCloseable {
             }
             if (kind.get(0) == DATA_PROTOCOL) {
                 // Authenticate on this (virtual) thread, blocking and with a deadline; only a
-                // session with a valid ticket gets a polling platform thread of its own.
-                DataSession session = new DataSession(ch, state);
-                if (session.authenticate(AUTH_TIMEOUT_MS)) {
-                    Thread.ofPlatform().daemon().name("cmid-data").start(() -> {
-                        try {
-                            session.run();
-                        } finally {
-                            close(ch);
-                        }
-                    });
+                // connection with a valid ticket is handed to the I/O loops.
+                byte[] clientNode = DataHandshake.authenticate(ch, state, AUTH_TIMEOUT_MS, data.stats());
+                if (clientNode == null) {
+                    close(ch);
                     return;
                 }
-                close(ch);
+                connections.remove(ch); // the I/O loop owns and closes it from now on
+                data.adopt(ch, clientNode);
                 return;
             }
             if (kind.get(0) == PeerClient.PEER_PROTOCOL) {
@@ -138,6 +137,11 @@ final class RemoteServer implements AutoCloseable {
         }
     }
 
+    /** @return the data path's counters (null before {@link #start}) */
+    DataPathStats dataStats() {
+        return data == null ? null : data.stats();
+    }
+
     @Override
     public void close() {
         try {
@@ -147,6 +151,9 @@ final class RemoteServer implements AutoCloseable {
         }
         for (SocketChannel ch : connections) {
             close(ch);
+        }
+        if (data != null) {
+            data.close();
         }
     }
 }

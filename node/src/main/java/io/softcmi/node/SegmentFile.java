@@ -138,10 +138,34 @@ final class SegmentFile {
         BREAK.setRelease(header, SegmentFileLayout.BREAK_OFFSET, brk);
     }
 
-    /** Unmaps and deletes the file: the memory goes back to the system. */
+    /**
+     * Deletes the file and unmaps it: the memory goes back to the system. Never throws, so the
+     * caller's accounting always runs. A data-path transfer may still hold the mapping (an NIO
+     * read or write into it keeps the arena acquired while it runs, and {@link Arena#close}
+     * then fails): the unmap is retried shortly after on a virtual thread until it succeeds.
+     */
     void delete() {
-        arena.close();
         deleteQuietly(path);
+        if (!tryUnmap()) {
+            Thread.ofVirtual().name("segment-unmap").start(() -> {
+                for (long wait = 1; !tryUnmap(); wait = Math.min(wait * 2, 100)) {
+                    try {
+                        Thread.sleep(wait);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+        }
+    }
+
+    private boolean tryUnmap() {
+        try {
+            arena.close();
+            return true;
+        } catch (IllegalStateException inUse) {
+            return !arena.scope().isAlive();
+        }
     }
 
     private static void deleteQuietly(Path p) {

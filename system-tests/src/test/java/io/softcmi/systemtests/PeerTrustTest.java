@@ -49,7 +49,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PeerTrustTest {
     private static final long PAGE = 4096;
     private static final Set<Access> RW = EnumSet.of(Access.READ, Access.WRITE);
-    private static final int STATUS_TOKEN = 1 + CmiAccessError.TOKEN.ordinal();
+    private static final int STATUS_TOKEN = DataProtocol.STATUS_TOKEN;
     private static final long SILENT_PEER_HANGS_UP_MS = 30_000;
 
     @RegisterExtension
@@ -207,8 +207,16 @@ class PeerTrustTest {
             try (RawDataClient raw = RawDataClient.connect(port, (byte) 'D')) {
                 RawDataClient.Reply r = raw.hello(ticket);
                 assertNotNull(r, "the home answers a refused HELLO before closing");
-                assertEquals(DataProtocol.STATUS_MALFORMED & 0xff, r.status());
+                assertEquals(DataProtocol.STATUS_REFUSED & 0xff, r.status());
                 assertTrue(raw.closedByHome(), "the home closes the connection after a refused HELLO");
+            }
+        }
+        for (long version : new long[] {0, 1, DataProtocol.VERSION + 1, -1}) {
+            try (RawDataClient raw = RawDataClient.connect(port, (byte) 'D')) {
+                RawDataClient.Reply r = raw.hello(valid, version);
+                assertNotNull(r, "the home answers a HELLO of another version before closing");
+                assertEquals(DataProtocol.STATUS_VERSION & 0xff, r.status(), "version " + version);
+                assertTrue(raw.closedByHome(), "the home closes the connection after a HELLO of another version");
             }
         }
         try (RawDataClient raw = RawDataClient.connect(port, (byte) 'D')) {
@@ -246,7 +254,7 @@ class PeerTrustTest {
                 t.secretLo() ^ 1, 0, 8, 0, new byte[0]).status());
             assertEquals(STATUS_TOKEN, asB.request(DataProtocol.OP_GET, home, t.tokenId() + 1000, t.secretHi(),
                 t.secretLo(), 0, 8, 0, new byte[0]).status());
-            assertEquals(1 + CmiAccessError.SINVAL.ordinal(),
+            assertEquals(DataProtocol.STATUS_SINVAL,
                 asB.request(DataProtocol.OP_GET, home + 1000, forB, 0, 8, 0, new byte[0]).status());
             // The refused store did not land; B's connection still works.
             RawDataClient.Reply again = asB.request(DataProtocol.OP_GET, home, forB, 0, 8, 0, new byte[0]);

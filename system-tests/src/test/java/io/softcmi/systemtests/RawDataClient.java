@@ -35,7 +35,7 @@ import java.util.Arrays;
  * the test controls which node the ticket names.
  */
 final class RawDataClient implements AutoCloseable {
-    /** A reply: status (0 done, 1 + access error ordinal, 255 malformed), request id, value, payload. */
+    /** A reply: status (0 done, an access error code, 253..255 connection-level), request id, value, payload. */
     record Reply(int status, long requestId, long value, byte[] payload) {
     }
 
@@ -100,7 +100,19 @@ final class RawDataClient implements AutoCloseable {
      * @throws IOException if the connection fails otherwise
      */
     Reply hello(byte[] ticket) throws IOException {
-        return request(DataProtocol.OP_HELLO, 0, 0, 0, 0, 0, 0, 0, ticket);
+        return hello(ticket, DataProtocol.VERSION);
+    }
+
+    /**
+     * Sends a HELLO that claims a protocol version.
+     *
+     * @param ticket the ticket bytes
+     * @param version the version claimed
+     * @return the reply, or null if the home closed the connection instead
+     * @throws IOException if the connection fails otherwise
+     */
+    Reply hello(byte[] ticket, long version) throws IOException {
+        return request(DataProtocol.OP_HELLO, 0, 0, 0, 0, 0, version, 0, ticket);
     }
 
     /**

@@ -6,7 +6,10 @@ import java.nio.ByteBuffer;
  * The remote data path between a process and the home node of a segment it imported, over TCP.
  * Fixed little-endian layouts, written into and read from reused direct buffers, so the hot path
  * allocates nothing. A connection starts with one {@link #OP_HELLO} carrying the process's
- * node ticket; every later request names the segment, the token and the access.
+ * node ticket and the protocol version; every later request names the segment, the token and
+ * the access. Requests are pipelined: a client may send several before reading replies, and the
+ * home answers each connection's requests in the order they arrived (so a store is applied
+ * before anything sent after it on the same connection), matching replies by request id.
  *
  * <pre>
  * request (client to home), 64-byte header then payload:
@@ -19,18 +22,23 @@ import java.nio.ByteBuffer;
  *  24  long  token id
  *  32  16B   token secret
  *  48  long  offset
- *  56  long  a: length for GET and PUT, compare value for CAS
+ *  56  long  a: length for GET and PUT, compare value for CAS, protocol version for HELLO
  *  64  long  b: swap value for CAS
  *  72  ...   payload: PUT data, or the HELLO ticket
  *
  * reply (home to client), 24-byte header then payload:
  *   0  int   frame length (bytes after this field)
- *   4  byte  status        (0 = done, else 1 + CmiAccessError ordinal; 255 = malformed request)
+ *   4  byte  status        (STATUS_*: 0 = done, 1..9 an access error, 253..255 connection-level)
  *   5  3B    reserved
  *   8  long  request id
- *  16  long  value         (CAS: the value before; GET: payload length)
+ *  16  long  value         (CAS: the value before; GET: payload length; HELLO: the home's version)
  *  24  ...   payload: GET data
  * </pre>
+ *
+ * <p>Status codes are fixed numbers on the wire, never enum ordinals: the access errors keep
+ * their codes when the Java enum changes. A HELLO whose version the home does not speak gets
+ * {@link #STATUS_VERSION} with the home's version in {@code value}; a HELLO with a ticket the
+ * home does not accept gets {@link #STATUS_REFUSED} (the client fetches a fresh ticket once).
  */
 public final class DataProtocol {
     /** Open the data session: payload is the node ticket. */
@@ -51,6 +59,30 @@ public final class DataProtocol {
     public static final byte STATUS_OK = 0;
     /** Reply status: the request was malformed; the home closes the connection after it. */
     public static final byte STATUS_MALFORMED = (byte) 255;
+    /** Reply status to HELLO: the home does not speak the client's protocol version. */
+    public static final byte STATUS_VERSION = (byte) 254;
+    /** Reply status to HELLO: the ticket is not valid here (expired, other cluster key, ended session). */
+    public static final byte STATUS_REFUSED = (byte) 253;
+    /** Access error {@code CMI_ERROR_ENABLE}. */
+    public static final byte STATUS_ENABLE = 1;
+    /** Access error {@code CMI_ERROR_TOKEN}. */
+    public static final byte STATUS_TOKEN = 2;
+    /** Access error {@code CMI_ERROR_PERM}. */
+    public static final byte STATUS_PERM = 3;
+    /** Access error {@code CMI_ERROR_SINVAL}. */
+    public static final byte STATUS_SINVAL = 4;
+    /** Access error {@code CMI_ERROR_UE}. */
+    public static final byte STATUS_UE = 5;
+    /** Access error {@code CMI_ERROR_TRANSIENT}. */
+    public static final byte STATUS_TRANSIENT = 6;
+    /** Access error {@code CMI_ERROR_SEG_BRK}. */
+    public static final byte STATUS_SEG_BRK = 7;
+    /** Access error {@code CMI_ERROR_NOPAGE}. */
+    public static final byte STATUS_NOPAGE = 8;
+    /** Access error {@code CMI_ERROR_CONSIST}. */
+    public static final byte STATUS_CONSIST = 9;
+    /** The data protocol version this build speaks (sent in HELLO). Version 1 had no version field. */
+    public static final int VERSION = 2;
 
     private DataProtocol() {
     }

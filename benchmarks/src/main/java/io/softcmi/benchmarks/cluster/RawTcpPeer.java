@@ -14,8 +14,12 @@ import java.nio.channels.SocketChannel;
  * <pre>
  * RawTcpPeer echo REQUEST_BYTES REPLY_BYTES   answers each request of REQUEST_BYTES with REPLY_BYTES
  * RawTcpPeer sink CHUNK_BYTES                 reads chunks (blocking), answers one byte after each
+ * RawTcpPeer server REQUEST_BYTES REPLY_BYTES the classic blocking thread-per-connection echo server:
+ *                                             serves any number of connections until killed
+ * RawTcpPeer pollserver REQUEST_BYTES REPLY_BYTES  the same, each connection's thread polling
  * </pre>
- * Prints "PORT n" when listening on 127.0.0.1; serves one connection and exits.
+ * Prints "PORT n" when listening on 127.0.0.1; {@code echo} and {@code sink} serve one
+ * connection and exit.
  */
 public final class RawTcpPeer {
     private RawTcpPeer() {
@@ -32,6 +36,15 @@ public final class RawTcpPeer {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
             System.out.println("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
             System.out.flush();
+            if (args[0].equals("server") || args[0].equals("pollserver")) {
+                boolean poll = args[0].equals("pollserver");
+                int request = Integer.parseInt(args[1]);
+                int reply = Integer.parseInt(args[2]);
+                while (true) {
+                    SocketChannel ch = server.accept();
+                    Thread.ofPlatform().daemon().start(() -> serveOne(ch, poll, request, reply));
+                }
+            }
             try (SocketChannel ch = server.accept()) {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 if (args[0].equals("echo")) {
@@ -41,6 +54,33 @@ public final class RawTcpPeer {
                     sink(ch, Integer.parseInt(args[1]));
                 }
             }
+        }
+    }
+
+    private static void serveOne(SocketChannel ch, boolean poll, int request, int reply) {
+        try (ch) {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (poll) {
+                ch.configureBlocking(false);
+                echo(ch, request, reply);
+                return;
+            }
+            ByteBuffer in = ByteBuffer.allocateDirect(request);
+            ByteBuffer out = ByteBuffer.allocateDirect(reply);
+            while (true) {
+                in.clear();
+                while (in.hasRemaining()) {
+                    if (ch.read(in) < 0) {
+                        return;
+                    }
+                }
+                out.clear();
+                while (out.hasRemaining()) {
+                    ch.write(out);
+                }
+            }
+        } catch (IOException e) {
+            // client gone
         }
     }
 

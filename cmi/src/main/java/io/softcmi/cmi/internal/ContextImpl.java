@@ -59,6 +59,8 @@ final class ContextImpl implements CmiContext {
     private final Tracer tracer;
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final Map<CmiMapping, Boolean> mappings = new ConcurrentHashMap<>();
+    /** The newest token of each proxy, by proxy id (see {@link #updateToken}). */
+    private final Map<Long, TokenImpl> latestTokens = new ConcurrentHashMap<>();
     private final RemoteConnections connections;
     private final SegmentDirectory segments;
     private final EventQueue events = new EventQueue();
@@ -75,7 +77,7 @@ final class ContextImpl implements CmiContext {
         this.sessionId = hello.sessionId();
         this.nodeAddress = HandleCodec.nodeAddress(hello.nodeAddress());
         this.tracer = tracer;
-        this.connections = new RemoteConnections(channel, tracer);
+        this.connections = new RemoteConnections(channel, tracer, () -> reconfTimeout.toNanos());
         this.segments = new SegmentDirectory(channel, nodeAddress);
     }
 
@@ -207,7 +209,14 @@ final class ContextImpl implements CmiContext {
         }
     }
 
-    private void updateToken(long proxyId, TokenImpl token) {
+    /**
+     * Records the newest token of a proxy and sets it on its attaches. A notice may arrive
+     * between an attach's reply and the attach's registration; the newest token is kept by proxy
+     * so {@link #registerRemote} picks it up (notices are processed in order, so this is never
+     * older than a token in a later reply).
+     */
+    private synchronized void updateToken(long proxyId, TokenImpl token) {
+        latestTokens.put(proxyId, token);
         for (CmiMapping m : mappings.keySet()) {
             if (m instanceof RemoteMapping rm && rm.segment.id() == proxyId) {
                 rm.setToken(token);
@@ -215,9 +224,23 @@ final class ContextImpl implements CmiContext {
         }
     }
 
+    /** Registers a new attach of a proxy, with the newest token a notice may have brought meanwhile. */
+    private synchronized void registerRemote(RemoteMapping rm) {
+        mappings.put(rm, Boolean.TRUE);
+        TokenImpl newest = latestTokens.get(rm.segment.id());
+        if (newest != null) {
+            rm.setToken(newest);
+        }
+    }
+
     /** The data connection to a home node (see {@link RemoteConnections#get}). */
     RemoteConnection connection(NodeAddressImpl home, long segmentId, long offset) {
         return connections.get(home, segmentId, offset);
+    }
+
+    /** @return the deadline of a remote call starting now: the reconfiguration timeout from now */
+    long remoteDeadline() {
+        return connections.deadline();
     }
 
     // ---- context attributes ----
@@ -273,7 +296,7 @@ final class ContextImpl implements CmiContext {
         if (s.imported()) {
             RemoteMapping rm = SegmentMapper.mapRemote(this, s, channel.call(new ControlMessage.SegAttach(s.id(), readOnly),
                 ControlMessage.ProxyAttached.class), readOnly);
-            mappings.put(rm, Boolean.TRUE);
+            registerRemote(rm);
             return rm;
         }
         Attached a = channel.call(new ControlMessage.SegAttach(s.id(), readOnly), Attached.class);

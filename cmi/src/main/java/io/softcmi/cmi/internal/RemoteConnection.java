@@ -1,62 +1,147 @@
 package io.softcmi.cmi.internal;
 
-import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.wire.DataProtocol;
 import io.softcmi.wire.WireFormatException;
-import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A process's data connection to one home node ({@link DataProtocol}): one hop, straight from
  * the process to the daemon that homes the segment, opened with a ticket from the process's own
- * daemon. Requests are synchronous (one outstanding per connection, callers serialized), so
- * every load, store and CAS is complete at the home when it returns; that is what makes
- * write-through imports and the barriers hold without more work.
+ * daemon. Every call is synchronous for its caller (a store has been applied at the home when
+ * it returns, which is what write-through imports and the barriers rely on), but the
+ * connection is pipelined: threads of one context that use the same home at once each send
+ * their request and wait for their own reply, matched by request id, instead of queueing
+ * behind one round trip. A bulk transfer keeps several chunks in flight.
  *
- * <p>Waiting for a reply polls the socket first (spin, then yield, then block): waking a parked
- * thread costs ~100 us on small VMs, a loopback round trip ~12 us.
+ * <p>Reading is done by whichever waiting thread holds the reader role (leader/follower, no
+ * extra thread): it reads replies for everyone, copies each payload to its caller's memory
+ * (straight into it for bulk data) and unparks that caller; when its own reply has come it
+ * hands the role to another waiter. The reader polls the socket for a {@link PollBudget}, then
+ * blocks in a selector. Nobody waits past the caller's deadline: a home that stops answering
+ * fails the connection, and every call on it, with {@link #STATUS_TIMEOUT}.
  */
 final class RemoteConnection implements AutoCloseable {
-    private static final long SPIN_NANOS = 200_000;
-    private static final long YIELD_NANOS = 2_000_000;
     /** Status of a request that failed on the network: the caller maps it to TRANSIENT. */
     static final int STATUS_IO = -1;
+    /** Status of a request whose reply did not come before the deadline: TRANSIENT. */
+    static final int STATUS_TIMEOUT = -2;
+    /** Status of a HELLO whose ticket the home refused. */
+    static final int STATUS_REFUSED = DataProtocol.STATUS_REFUSED & 0xff;
+    /** Longest the reader polls before it blocks, when replies come back fast. */
+    static final long MAX_POLL_NANOS = 200_000;
+    /** Chunks of a bulk transfer in flight at once. */
+    static final int BULK_WINDOW = 4;
+    /** Replies with at most this much payload are decoded from the input buffer whole. */
+    private static final int SMALL_REPLY = 64;
+    private static final int IN_CAPACITY = 64 * 1024;
 
     private final SocketChannel channel;
+    private final Selector selector;
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private final ReentrantLock readLock = new ReentrantLock();
     private final ByteBuffer out = DataProtocol.newBuffer();
-    private final ByteBuffer in = DataProtocol.newBuffer();
     private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
-    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private long nextRequestId;
-    private long value;
+    private final ByteBuffer[] parts = new ByteBuffer[2];
+    private final ConcurrentHashMap<Long, Call> calls = new ConcurrentHashMap<>();
+    private final AtomicLong nextRequestId = new AtomicLong();
     private volatile boolean broken;
+    // Reader state, guarded by readLock.
+    private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    private ByteBuffer bulk;
+    private Call bulkCall;
+    private long bulkDiscard;
 
-    private RemoteConnection(SocketChannel channel) {
-        this.channel = channel;
+    /**
+     * One request and, once {@link #done}, its outcome: {@link #status} (0, an access error's
+     * wire code, {@link #STATUS_IO} or {@link #STATUS_TIMEOUT}) and {@link #value} (a CAS's old
+     * value, a load's bits).
+     */
+    static final class Call {
+        final Thread waiter = Thread.currentThread();
+        final long sentAt = System.nanoTime();
+        long id;
+        /** Where a read's payload goes, or null for a typed load (then {@link #width} bytes into value). */
+        MemorySegment dst;
+        long dstOffset;
+        int width;
+        /** Payload for a caller whose destination the reader thread may not touch. */
+        byte[] detached;
+        int status;
+        long value;
+        volatile boolean done;
     }
 
-    static RemoteConnection open(NodeAddressImpl home, byte[] ticket) throws IOException {
+    private RemoteConnection(SocketChannel channel, Selector selector) {
+        this.channel = channel;
+        this.selector = selector;
+    }
+
+    /**
+     * Connects to a home and says HELLO.
+     *
+     * @param home the home node
+     * @param ticket this process's node ticket
+     * @param timeoutNanos deadline for connecting and the HELLO's reply
+     * @return the connection
+     * @throws TicketRefusedException if the home refused the ticket
+     * @throws IOException if the home cannot be reached, does not answer in time, or speaks another version
+     */
+    static RemoteConnection open(NodeAddressImpl home, byte[] ticket, long timeoutNanos) throws IOException {
         SocketChannel ch = SocketChannel.open();
+        Selector sel = null;
         try {
-            ch.socket().connect(new InetSocketAddress(home.host(), home.port()), 5000);
+            int connectMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutNanos / 1_000_000));
+            ch.socket().connect(new InetSocketAddress(home.host(), home.port()), connectMs);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.write(ByteBuffer.wrap(new byte[] {'D'}));
             ch.configureBlocking(false);
-            RemoteConnection c = new RemoteConnection(ch);
-            DataProtocol.writeRequest(c.out, DataProtocol.OP_HELLO, 0, 0, 0, 0, 0, 0, 0, 0, ticket.length);
-            c.out.put(ticket);
-            if (c.exchange() != DataProtocol.STATUS_OK) {
-                throw new IOException("home node " + home + " refused this node's ticket (different cluster key?)");
+            sel = Selector.open();
+            ch.register(sel, SelectionKey.OP_READ);
+            RemoteConnection c = new RemoteConnection(ch, sel);
+            Call hello = new Call();
+            c.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, ticket, timeoutNanos);
+            c.await(hello, System.nanoTime() + timeoutNanos);
+            if (hello.status == STATUS_REFUSED) {
+                throw new TicketRefusedException("home node " + home + " refused this node's ticket");
+            }
+            if (hello.status == (DataProtocol.STATUS_VERSION & 0xff)) {
+                throw new IOException("home node " + home + " speaks data protocol version " + hello.value + ", this process "
+                    + DataProtocol.VERSION);
+            }
+            if (hello.status != 0) {
+                throw new IOException("home node " + home + " did not accept the data connection (status " + hello.status + ")");
             }
             return c;
         } catch (IOException | RuntimeException e) {
             ch.close();
+            if (sel != null) {
+                sel.close();
+            }
             throw e;
+        }
+    }
+
+    /** A home refused the node ticket: the caller fetches a fresh one (tickets expire). */
+    static final class TicketRefusedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        TicketRefusedException(String message) {
+            super(message);
         }
     }
 
@@ -64,194 +149,390 @@ final class RemoteConnection implements AutoCloseable {
         return broken;
     }
 
-    /** @return the value of the last reply (CAS: the value before) */
-    long value() {
-        return value;
-    }
-
     /**
      * Reads {@code length} bytes at {@code offset} into {@code dst}, in chunks of at most
-     * {@link DataProtocol#MAX_PAYLOAD}; each reply's payload is read straight into {@code dst}.
+     * {@link DataProtocol#MAX_PAYLOAD}, {@link #BULK_WINDOW} of them in flight.
      *
-     * @return 0, 1 + a {@link CmiAccessError} ordinal, or {@link #STATUS_IO}
+     * @return 0, an access error's wire code, {@link #STATUS_IO} or {@link #STATUS_TIMEOUT}
      */
-    synchronized int get(long segmentId, TokenImpl token, long offset, MemorySegment dst, long dstOffset, long length) {
-        long done = 0;
-        try {
-            while (done < length) {
-                int chunk = (int) Math.min(length - done, DataProtocol.MAX_PAYLOAD);
-                request(DataProtocol.OP_GET, segmentId, token, offset + done, chunk, 0, 0);
-                send(null);
-                int status = readReplyHeader();
-                if (status != 0) {
-                    return status;
-                }
-                if (in.getLong(16) != chunk) {
-                    throw new WireFormatException("home sent " + in.getLong(16) + " bytes for a " + chunk + "-byte read");
-                }
-                fill(dst.asSlice(dstOffset + done, chunk).asByteBuffer());
-                done += chunk;
-            }
-            return 0;
-        } catch (IOException | WireFormatException e) {
-            return failed();
-        }
+    int get(long segmentId, TokenImpl token, long offset, MemorySegment dst, long length, long deadline) {
+        return bulk(DataProtocol.OP_GET, segmentId, token, offset, dst, length, deadline);
     }
 
     /** Writes {@code length} bytes of {@code src} at {@code offset}, sent straight from {@code src}. @return status as for get */
-    synchronized int put(long segmentId, TokenImpl token, long offset, MemorySegment src, long srcOffset, long length) {
-        long done = 0;
-        try {
-            while (done < length) {
-                int chunk = (int) Math.min(length - done, DataProtocol.MAX_PAYLOAD);
-                request(DataProtocol.OP_PUT, segmentId, token, offset + done, chunk, 0, chunk);
-                send(src.asSlice(srcOffset + done, chunk).asByteBuffer());
-                int status = readReplyHeader();
-                if (status != 0) {
-                    return status;
-                }
-                done += chunk;
-            }
-            return 0;
-        } catch (IOException | WireFormatException e) {
-            return failed();
-        }
+    int put(long segmentId, TokenImpl token, long offset, MemorySegment src, long length, long deadline) {
+        return bulk(DataProtocol.OP_PUT, segmentId, token, offset, src, length, deadline);
     }
 
-    /** Compare-and-swap at the home; the old value is in {@link #value()}. @return status as for get */
-    synchronized int cas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval) {
-        request(DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, 0);
-        return exchangeOrIo();
+    private int bulk(byte op, long segmentId, TokenImpl token, long offset, MemorySegment data, long length, long deadline) {
+        int chunks = (int) ((length + DataProtocol.MAX_PAYLOAD - 1) / DataProtocol.MAX_PAYLOAD);
+        if (chunks == 0) {
+            return 0;
+        }
+        Call[] window = new Call[Math.min(chunks, BULK_WINDOW)];
+        int status = 0;
+        for (int sent = 0, done = 0; done < chunks; ) {
+            while (sent < chunks && sent - done < window.length && status == 0) {
+                long at = (long) sent * DataProtocol.MAX_PAYLOAD;
+                int n = (int) Math.min(length - at, DataProtocol.MAX_PAYLOAD);
+                Call c = new Call();
+                if (op == DataProtocol.OP_GET) {
+                    c.dst = data;
+                    c.dstOffset = at;
+                    c.width = n;
+                    send(c, op, segmentId, token, offset + at, n, 0, null, deadline - System.nanoTime());
+                } else {
+                    sendPayload(c, segmentId, token, offset + at, data.asSlice(at, n), deadline);
+                }
+                window[sent % window.length] = c;
+                sent++;
+            }
+            if (done == sent) {
+                break;
+            }
+            Call c = window[done % window.length];
+            await(c, deadline);
+            if (status == 0 && c.status != 0) {
+                status = c.status;
+            }
+            done++;
+        }
+        return status;
+    }
+
+    /** Compare-and-swap at the home. @return the call, with the value before in {@link Call#value} */
+    Call cas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
+        Call c = new Call();
+        send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline - System.nanoTime());
+        await(c, deadline);
+        return c;
     }
 
     /**
      * Loads a 1, 2, 4 or 8-byte value (native byte order, as the memory holds it); the bits are
-     * in {@link #value()}, sign-extended from the value's width.
-     *
-     * @return status as for get
+     * in {@link Call#value}, sign-extended from the value's width.
      */
-    synchronized int load(long segmentId, TokenImpl token, long offset, int width) {
-        request(DataProtocol.OP_GET, segmentId, token, offset, width, 0, 0);
-        int status = exchangeOrIo();
-        if (status == 0) {
-            long at = DataProtocol.REPLY_HEADER;
-            value = switch (width) {
-                case 1 -> inSegment.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at);
-                case 2 -> inSegment.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, at);
-                case 4 -> inSegment.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, at);
-                default -> inSegment.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at);
-            };
-        }
-        return status;
+    Call load(long segmentId, TokenImpl token, long offset, int width, long deadline) {
+        Call c = new Call();
+        c.width = width;
+        send(c, DataProtocol.OP_GET, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
+        await(c, deadline);
+        return c;
     }
 
     /** Stores the low {@code width} bytes of {@code bits} (native byte order). @return status as for get */
-    synchronized int store(long segmentId, TokenImpl token, long offset, int width, long bits) {
-        request(DataProtocol.OP_PUT, segmentId, token, offset, width, 0, width);
-        long at = DataProtocol.REQUEST_HEADER;
-        switch (width) {
-            case 1 -> outSegment.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, (byte) bits);
-            case 2 -> outSegment.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) bits);
-            case 4 -> outSegment.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits);
-            default -> outSegment.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at, bits);
-        }
-        out.position(DataProtocol.REQUEST_HEADER + width);
-        return exchangeOrIo();
+    int store(long segmentId, TokenImpl token, long offset, int width, long bits, long deadline) {
+        Call c = new Call();
+        c.width = width;
+        c.value = bits;
+        send(c, DataProtocol.OP_PUT, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
+        await(c, deadline);
+        return c.status;
     }
 
-    private void request(byte op, long segmentId, TokenImpl token, long offset, long a, long b, int payload) {
-        DataProtocol.writeRequest(out, op, ++nextRequestId, segmentId, token.tokenId(), token.secretHi(),
-            token.secretLo(), offset, a, b, payload);
-    }
+    // ---- sending ----
 
-    private int exchangeOrIo() {
+    /**
+     * Sends one request with no bulk payload (a typed store's bits come from {@code c.value},
+     * a HELLO's ticket from {@code small}).
+     */
+    private void send(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, byte[] small,
+            long timeoutNanos) {
+        int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
+        long deadline = System.nanoTime() + timeoutNanos;
+        sendLock.lock();
         try {
-            return exchange();
-        } catch (IOException | WireFormatException e) {
-            return failed();
+            c.id = nextRequestId.incrementAndGet();
+            calls.put(c.id, c);
+            DataProtocol.writeRequest(out, op, c.id, segmentId, token == null ? 0 : token.tokenId(),
+                token == null ? 0 : token.secretHi(), token == null ? 0 : token.secretLo(), offset, a, b, payload);
+            if (small != null) {
+                out.put(small);
+            } else if (payload > 0) {
+                putBits(DataProtocol.REQUEST_HEADER, c.width, c.value);
+                out.position(DataProtocol.REQUEST_HEADER + payload);
+            }
+            out.flip();
+            write(null, deadline);
+        } catch (IOException e) {
+            fail(STATUS_IO);
+        } finally {
+            sendLock.unlock();
         }
     }
 
-    private int failed() {
-        broken = true;
-        close();
-        return STATUS_IO;
+    /** Sends a store of {@code src}, written to the socket straight from the caller's memory. */
+    private void sendPayload(Call c, long segmentId, TokenImpl token, long offset, MemorySegment src, long deadline) {
+        int n = (int) src.byteSize();
+        sendLock.lock();
+        try {
+            c.id = nextRequestId.incrementAndGet();
+            calls.put(c.id, c);
+            DataProtocol.writeRequest(out, DataProtocol.OP_PUT, c.id, segmentId, token.tokenId(), token.secretHi(),
+                token.secretLo(), offset, n, 0, n);
+            out.flip();
+            write(src.asByteBuffer(), deadline);
+        } catch (IOException e) {
+            fail(STATUS_IO);
+        } finally {
+            sendLock.unlock();
+        }
     }
 
-    /** Sends the request in {@code out} (position = its end) and reads the whole reply into {@code in}. */
-    private int exchange() throws IOException {
-        send(null);
-        int status = readReplyHeader();
-        int payload = DataProtocol.replyPayload(in.getInt(0));
-        in.limit(DataProtocol.REPLY_HEADER + payload);
-        fill(in);
-        return status;
+    private void putBits(int at, int width, long bits) {
+        switch (width) {
+            case 1 -> outSegment.set(ValueLayout.JAVA_BYTE, at, (byte) bits);
+            case 2 -> outSegment.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) bits);
+            case 4 -> outSegment.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits);
+            default -> outSegment.set(ValueLayout.JAVA_LONG_UNALIGNED, at, bits);
+        }
     }
 
-    /** Sends the request header in {@code out} (position = its end), then {@code payload} if any. */
-    private void send(ByteBuffer payload) throws IOException {
-        out.flip();
-        ByteBuffer[] parts = payload == null ? new ByteBuffer[] {out} : new ByteBuffer[] {out, payload};
-        while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
-            if (channel.write(parts) == 0) {
-                Thread.onSpinWait();
+    /**
+     * Writes {@link #out} (flipped) and then {@code payload}. When the socket is full it reads
+     * replies meanwhile if nobody else does (so two ends that both write cannot deadlock), and
+     * backs off in short parks; past the deadline the connection fails.
+     */
+    private void write(ByteBuffer payload, long deadline) throws IOException {
+        if (broken) {
+            throw new IOException("connection failed");
+        }
+        parts[0] = out;
+        parts[1] = payload;
+        try {
+            while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
+                long n = payload == null ? channel.write(out) : channel.write(parts);
+                if (n > 0) {
+                    continue;
+                }
+                if (readLock.tryLock()) {
+                    try {
+                        pump();
+                    } finally {
+                        readLock.unlock();
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    fail(STATUS_TIMEOUT);
+                    throw new IOException("the home did not take a request before the deadline");
+                }
+                LockSupport.parkNanos(20_000);
+            }
+        } finally {
+            parts[1] = null;
+        }
+    }
+
+    // ---- waiting and reading ----
+
+    /** Waits until {@code c} is done, reading for everyone while it holds the reader role. */
+    void await(Call c, long deadline) {
+        while (!c.done) {
+            if (broken) {
+                complete(c, STATUS_IO, 0);
+                break;
+            }
+            if (readLock.tryLock()) {
+                try {
+                    readUntil(c, deadline);
+                } catch (IOException | WireFormatException e) {
+                    fail(STATUS_IO);
+                } finally {
+                    readLock.unlock();
+                    handOverReading();
+                }
+            } else {
+                // Another thread reads; it unparks us when our reply is in (or hands us its role).
+                LockSupport.parkNanos(this, Math.max(1, Math.min(deadline - System.nanoTime(), 1_000_000)));
+            }
+            if (!c.done && System.nanoTime() - deadline > 0) {
+                fail(STATUS_TIMEOUT);
+            }
+        }
+        if (c.detached != null) {
+            MemorySegment.copy(MemorySegment.ofArray(c.detached), 0, c.dst, c.dstOffset, c.detached.length);
+        }
+    }
+
+    /** After a reader's own reply: wakes one thread still waiting, to take the role. */
+    private void handOverReading() {
+        for (Call other : calls.values()) {
+            if (!other.done) {
+                LockSupport.unpark(other.waiter);
+                return;
             }
         }
     }
 
-    /** Reads a reply header into {@code in} and checks it; the payload, if any, is still on the wire. */
-    private int readReplyHeader() throws IOException {
-        in.clear().limit(DataProtocol.REPLY_HEADER);
-        fill(in);
-        DataProtocol.replyPayload(in.getInt(0));
-        if (in.getLong(8) != nextRequestId) {
-            throw new WireFormatException("reply for request " + in.getLong(8) + ", expected " + nextRequestId);
-        }
-        value = in.getLong(16);
-        int status = in.get(4) & 0xff;
-        if (status == (DataProtocol.STATUS_MALFORMED & 0xff)) {
-            throw new WireFormatException("the home node rejected a request as malformed");
-        }
-        return status;
-    }
-
-    private void fill(ByteBuffer in) throws IOException {
-        long start = System.nanoTime();
-        while (in.hasRemaining()) {
-            int n = channel.read(in);
-            if (n < 0) {
-                throw new EOFException("home node closed the connection");
-            }
-            if (n > 0) {
-                start = System.nanoTime();
+    /** Reads replies until {@code c}'s has come: polls for the budget, then blocks in the selector. */
+    private void readUntil(Call c, long deadline) throws IOException {
+        while (!c.done) {
+            if (pump() > 0) {
                 continue;
             }
-            long idle = System.nanoTime() - start;
-            if (idle < SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else if (idle < SPIN_NANOS + YIELD_NANOS) {
-                Thread.yield();
-            } else {
-                channel.configureBlocking(true);
-                try {
-                    if (channel.read(in) < 0) {
-                        throw new EOFException("home node closed the connection");
-                    }
-                } finally {
-                    channel.configureBlocking(false);
+            long start = System.nanoTime();
+            long limit = budget.budget();
+            long previous = start;
+            int n = 0;
+            while (!c.done && n == 0) {
+                long now = System.nanoTime();
+                if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                    break;
                 }
-                start = System.nanoTime();
+                previous = now;
+                Thread.onSpinWait();
+                n = pump();
             }
+            if (c.done || n > 0) {
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
+            selector.select(Math.max(1, left / 1_000_000));
+            selector.selectedKeys().clear();
         }
+        budget.waited(System.nanoTime() - c.sentAt);
     }
 
-    @Override
-    public void close() {
+    /**
+     * One read from the socket, and every reply it completes dispatched to its caller.
+     *
+     * @return bytes read
+     * @throws IOException on end of stream
+     */
+    private int pump() throws IOException {
+        if (bulk != null || bulkDiscard > 0) {
+            return readBulk();
+        }
+        int n = channel.read(in);
+        if (n < 0) {
+            throw new java.io.EOFException("home node closed the connection");
+        }
+        if (n > 0 || in.position() > 0) {
+            dispatch();
+        }
+        return n;
+    }
+
+    private int readBulk() throws IOException {
+        int n;
+        if (bulk != null) {
+            n = channel.read(bulk);
+            if (n >= 0 && !bulk.hasRemaining()) {
+                bulk = null;
+                Call c = bulkCall;
+                bulkCall = null;
+                c.done = true;
+                LockSupport.unpark(c.waiter);
+            }
+        } else {
+            in.clear().limit((int) Math.min(IN_CAPACITY, bulkDiscard));
+            n = channel.read(in);
+            in.clear();
+            if (n > 0) {
+                bulkDiscard -= n;
+            }
+        }
+        if (n < 0) {
+            throw new java.io.EOFException("home node closed the connection");
+        }
+        return n;
+    }
+
+    /** Dispatches the complete replies in {@link #in}; a large payload's rest is read straight into its destination. */
+    private void dispatch() {
+        in.flip();
+        while (in.remaining() >= DataProtocol.REPLY_HEADER) {
+            int p = in.position();
+            int payload = DataProtocol.replyPayload(in.getInt(p));
+            int avail = in.remaining() - DataProtocol.REPLY_HEADER;
+            if (payload <= SMALL_REPLY && avail < payload) {
+                break;
+            }
+            int status = in.get(p + 4) & 0xff;
+            if (status == (DataProtocol.STATUS_MALFORMED & 0xff)) {
+                throw new WireFormatException("the home node rejected a request as malformed");
+            }
+            Call c = calls.remove(in.getLong(p + 8));
+            int here = Math.min(payload, avail);
+            in.position(p + DataProtocol.REPLY_HEADER + here);
+            if (c == null) { // its caller gave up (deadline): drop the payload
+                bulkDiscard = payload - here;
+                if (bulkDiscard > 0) {
+                    break;
+                }
+                continue;
+            }
+            c.status = status;
+            c.value = in.getLong(p + 16);
+            if (payload > 0 && c.dst == null) {
+                c.value = bits(p + DataProtocol.REPLY_HEADER, c.width);
+            } else if (payload > 0) {
+                if (payload != c.width) {
+                    throw new WireFormatException("home sent " + payload + " bytes for a " + c.width + "-byte read");
+                }
+                MemorySegment target = c.dst;
+                long at = c.dstOffset;
+                if (!c.dst.isAccessibleBy(Thread.currentThread())) {
+                    c.detached = new byte[payload];
+                    target = MemorySegment.ofArray(c.detached);
+                    at = 0;
+                }
+                MemorySegment.copy(inSegment, p + DataProtocol.REPLY_HEADER, target, at, here);
+                if (here < payload) {
+                    bulk = target.asSlice(at + here, payload - here).asByteBuffer();
+                    bulkCall = c;
+                    break;
+                }
+            }
+            c.done = true;
+            LockSupport.unpark(c.waiter);
+        }
+        in.compact();
+    }
+
+    private long bits(int at, int width) {
+        return switch (width) {
+            case 1 -> inSegment.get(ValueLayout.JAVA_BYTE, at);
+            case 2 -> inSegment.get(ValueLayout.JAVA_SHORT_UNALIGNED, at);
+            case 4 -> inSegment.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+            default -> inSegment.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
+        };
+    }
+
+    private static void complete(Call c, int status, long value) {
+        c.status = status;
+        c.value = value;
+        c.done = true;
+        LockSupport.unpark(c.waiter);
+    }
+
+    /** Fails the connection and every call on it. */
+    private void fail(int status) {
         broken = true;
         try {
             channel.close();
         } catch (IOException ignored) {
             // Nothing to tell a home that is gone.
+        }
+        selector.wakeup();
+        for (Call c : calls.values()) {
+            if (!c.done) {
+                complete(c, status, 0);
+            }
+        }
+        calls.clear();
+    }
+
+    @Override
+    public void close() {
+        fail(STATUS_IO);
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // Closing anyway.
         }
     }
 }

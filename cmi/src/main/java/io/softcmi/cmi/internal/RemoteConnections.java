@@ -7,52 +7,97 @@ import io.softcmi.wire.ControlMessage;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
- * A context's data connections, one per home node, opened on first use with a node ticket from
- * the context's own daemon (fetched once, and again if a home refuses it: tickets expire).
+ * A context's data connections, one per home node (pipelined, shared by the context's threads),
+ * or one per home and thread when {@value #PER_THREAD_PROPERTY} is {@code true} (to measure the
+ * alternative). A connection is opened on first use with a node ticket from the context's own
+ * daemon, fetched once and fetched again when a home refuses it (tickets expire).
+ *
+ * <p>Each home has its own lock: opening a connection to a home that does not answer holds up
+ * only the threads that want that home, and only until the context's reconfiguration timeout.
  */
 final class RemoteConnections {
+    /** System property: give every thread its own connection to each home. */
+    static final String PER_THREAD_PROPERTY = "softcmi.data.connectionPerThread";
+    private static final boolean PER_THREAD = Boolean.getBoolean(PER_THREAD_PROPERTY);
     private final NodeChannel channel;
     private final Tracer tracer;
-    private final Map<NodeAddressImpl, RemoteConnection> connections = new ConcurrentHashMap<>();
+    private final LongSupplier timeoutNanos;
+    private final Map<Object, Link> links = new ConcurrentHashMap<>();
+    private final ReentrantLock ticketLock = new ReentrantLock();
     private volatile byte[] ticket;
 
-    RemoteConnections(NodeChannel channel, Tracer tracer) {
+    /** One home's connection and the lock that serialises opening it. */
+    private static final class Link {
+        final ReentrantLock lock = new ReentrantLock();
+        volatile RemoteConnection connection;
+    }
+
+    private record ThreadHome(NodeAddressImpl home, Thread thread) {
+    }
+
+    RemoteConnections(NodeChannel channel, Tracer tracer, LongSupplier timeoutNanos) {
         this.channel = channel;
         this.tracer = tracer;
+        this.timeoutNanos = timeoutNanos;
+    }
+
+    /** @return the deadline ({@link System#nanoTime()}) of a remote call starting now */
+    long deadline() {
+        return System.nanoTime() + timeoutNanos.getAsLong();
     }
 
     /**
      * The data connection to a home node.
      *
-     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the home cannot be reached
+     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the home cannot be reached in time
      */
     RemoteConnection get(NodeAddressImpl home, long segmentId, long offset) {
-        RemoteConnection c = connections.get(home);
+        Object key = PER_THREAD ? new ThreadHome(home, Thread.currentThread()) : home;
+        Link link = links.get(key);
+        if (link == null) {
+            link = links.computeIfAbsent(key, k -> new Link());
+        }
+        RemoteConnection c = link.connection;
         if (c != null && !c.broken()) {
             return c;
         }
-        synchronized (connections) {
-            c = connections.get(home);
+        long timeout = timeoutNanos.getAsLong();
+        try {
+            if (!link.lock.tryLock(timeout, TimeUnit.NANOSECONDS)) {
+                throw Errors.access(CmiAccessError.TRANSIENT, segmentId, offset);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw Errors.access(CmiAccessError.TRANSIENT, segmentId, offset);
+        }
+        try {
+            c = link.connection;
             if (c == null || c.broken()) {
-                c = open(home, segmentId, offset);
-                connections.put(home, c);
+                c = open(home, segmentId, offset, timeout);
+                link.connection = c;
             }
             return c;
+        } finally {
+            link.lock.unlock();
         }
     }
 
-    private RemoteConnection open(NodeAddressImpl home, long segmentId, long offset) {
+    private RemoteConnection open(NodeAddressImpl home, long segmentId, long offset, long timeout) {
         try {
             byte[] t = ticket;
             if (t == null) {
-                t = freshTicket();
+                t = freshTicket(null);
             }
             try {
-                return RemoteConnection.open(home, t);
-            } catch (IOException refused) {
-                return RemoteConnection.open(home, freshTicket());
+                return RemoteConnection.open(home, t, timeout);
+            } catch (RemoteConnection.TicketRefusedException refused) {
+                tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "home node " + home + " refused the node ticket; fetching a new one");
+                return RemoteConnection.open(home, freshTicket(t), timeout);
             }
         } catch (IOException | RuntimeException e) {
             tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
@@ -60,14 +105,29 @@ final class RemoteConnections {
         }
     }
 
-    private byte[] freshTicket() {
-        byte[] t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
-        ticket = t;
-        return t;
+    /** Fetches a ticket from the own daemon, unless another thread already replaced {@code stale}. */
+    private byte[] freshTicket(byte[] stale) {
+        ticketLock.lock();
+        try {
+            byte[] t = ticket;
+            if (t != null && t != stale) {
+                return t;
+            }
+            t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
+            ticket = t;
+            return t;
+        } finally {
+            ticketLock.unlock();
+        }
     }
 
     void closeAll() {
-        connections.values().forEach(RemoteConnection::close);
-        connections.clear();
+        for (Link l : links.values()) {
+            RemoteConnection c = l.connection;
+            if (c != null) {
+                c.close();
+            }
+        }
+        links.clear();
     }
 }

@@ -11,7 +11,8 @@ import java.util.Objects;
  * store, bulk copy and CAS goes to the home node over a {@link RemoteConnection}, checked there
  * against the token. Nothing is cached yet, so cached and write-through imports behave alike
  * (every store reaches the home before it returns); a line cache slots in behind these methods
- * without changing the API.
+ * without changing the API. Every call has a deadline: the context's reconfiguration timeout
+ * ({@code CMI_CTL_RECONF_TOUT}); a home that does not answer by then gives TRANSIENT.
  *
  * <p>Local checks first, in the order a user meets them: detached ({@link IllegalStateException}),
  * out of range ({@link IndexOutOfBoundsException}), store through a READ attach (PERM), thread
@@ -75,26 +76,25 @@ final class RemoteMapping implements CmiMapping {
     }
 
     private void verdict(int status, long off) {
-        if (status == 0) {
-            return;
+        if (status != 0) {
+            throw Errors.access(AccessStatus.fromWire(status), segment.id(), off);
         }
-        CmiAccessError e = status == RemoteConnection.STATUS_IO || status - 1 >= CmiAccessError.values().length
-            ? CmiAccessError.TRANSIENT : CmiAccessError.values()[status - 1];
-        throw Errors.access(e, segment.id(), off);
+    }
+
+    private RemoteConnection connection(long off) {
+        return context.connection(home, segment.id(), off);
     }
 
     private long load(long off, int width) {
         TokenImpl t = check(off, width, false);
-        RemoteConnection c = context.connection(home, segment.id(), off);
-        synchronized (c) {
-            verdict(c.load(homeSegmentId, t, off, width), off);
-            return c.value();
-        }
+        RemoteConnection.Call c = connection(off).load(homeSegmentId, t, off, width, context.remoteDeadline());
+        verdict(c.status, off);
+        return c.value;
     }
 
     private void store(long off, int width, long bits) {
         TokenImpl t = check(off, width, true);
-        verdict(context.connection(home, segment.id(), off).store(homeSegmentId, t, off, width, bits), off);
+        verdict(connection(off).store(homeSegmentId, t, off, width, bits, context.remoteDeadline()), off);
     }
 
     @Override public byte getByte(long off) { return (byte) load(off, 1); }
@@ -125,13 +125,13 @@ final class RemoteMapping implements CmiMapping {
     @Override
     public void get(long off, MemorySegment dst) {
         TokenImpl t = check(off, dst.byteSize(), false);
-        verdict(context.connection(home, segment.id(), off).get(homeSegmentId, t, off, dst, 0, dst.byteSize()), off);
+        verdict(connection(off).get(homeSegmentId, t, off, dst, dst.byteSize(), context.remoteDeadline()), off);
     }
 
     @Override
     public void put(long off, MemorySegment src) {
         TokenImpl t = check(off, src.byteSize(), true);
-        verdict(context.connection(home, segment.id(), off).put(homeSegmentId, t, off, src, 0, src.byteSize()), off);
+        verdict(connection(off).put(homeSegmentId, t, off, src, src.byteSize(), context.remoteDeadline()), off);
     }
 
     /** {@code atm_cas} at the home; it is a store barrier because every earlier store has completed. */
@@ -140,11 +140,9 @@ final class RemoteMapping implements CmiMapping {
             throw Errors.fail(io.softcmi.cmi.CmiError.INVAL, "atm_cas needs an 8-byte aligned address, got offset " + off);
         }
         TokenImpl t = check(off, 8, true);
-        RemoteConnection c = context.connection(home, segment.id(), off);
-        synchronized (c) {
-            verdict(c.cas(homeSegmentId, t, off, cmpval, swpval), off);
-            return c.value();
-        }
+        RemoteConnection.Call c = connection(off).cas(homeSegmentId, t, off, cmpval, swpval, context.remoteDeadline());
+        verdict(c.status, off);
+        return c.value;
     }
 
     @Override

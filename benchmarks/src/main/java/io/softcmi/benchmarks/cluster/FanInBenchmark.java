@@ -1,0 +1,280 @@
+package io.softcmi.benchmarks.cluster;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.NodeAddress;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Whole-cluster benchmark of the remote data path under load (a program, not a timed test).
+ * Two {@code cmid} daemons on loopback; a segment homed on node 1 is read by clients joined to
+ * node 2, with 8-byte remote {@code getLong} back to back. Every figure is compared, in the same
+ * run, with raw Java TCP doing the same exchange (72-byte request, 32-byte reply):
+ * <ul>
+ *   <li><b>fan-in</b>: aggregate throughput and p50/p99 for 1..64 concurrent contexts, each on its
+ *       own thread, in one client process or spread over several, against the classic blocking
+ *       thread-per-connection echo server with the same number of client threads and processes;</li>
+ *   <li><b>busy</b>: one client while a separate process keeps one compute thread per core
+ *       busy, against raw polling and raw blocking ping-pong under the same load.</li>
+ * </ul>
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.FanInBenchmark \
+ *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy] [--csv FILE] [--png FILE]
+ * </pre>
+ */
+public final class FanInBenchmark {
+    private FanInBenchmark() {
+    }
+
+    /** One measured point. */
+    record Point(String system, int contexts, int procs, double opsPerSec, double p50us, double p99us) {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args see the class comment
+     * @throws Exception if the cluster cannot be set up
+     */
+    public static void main(String[] args) throws Exception {
+        int[] contexts = {1, 2, 4, 8, 16, 32, 64};
+        int[] procs = {1, 4};
+        double seconds = 2;
+        boolean busy = false;
+        Path csv = null;
+        Path png = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--contexts" -> contexts = ints(args[++i]);
+                case "--procs" -> procs = ints(args[++i]);
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--busy" -> busy = true;
+                case "--csv" -> csv = Path.of(args[++i]);
+                case "--png" -> png = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        long durationMs = (long) (seconds * 1000);
+        Path dir = Files.createTempDirectory("softcmi-fanin-");
+        List<Process> daemons = new ArrayList<>();
+        List<Point> points = new ArrayList<>();
+        CmiContext home = null;
+        try {
+            Path key = dir.resolve("cluster.key");
+            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            for (int n = 1; n <= 2; n++) {
+                daemons.add(start(l -> l.startsWith("cmid:"), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
+                    "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "fanin" + n,
+                    "--shm-dir", "/dev/shm/softcmi-fanin-" + ProcessHandle.current().pid() + "-" + n));
+            }
+            System.setProperty("softcmi.node", dir.resolve("n1").toString());
+            home = Cmi.init(new CmiVersion(1, 1));
+            CmiSegment s = home.segGet(1 << 16, Set.of());
+            byte[] handle = home.segExp(s, Set.of()).toBytes();
+            byte[] token = home.tokNew(s, NodeAddress.ANY, EnumSet.of(Access.READ, Access.WRITE)).toBytes();
+            Path handleFile = dir.resolve("handle");
+            Files.writeString(handleFile, HexFormat.of().formatHex(handle) + "\n" + HexFormat.of().formatHex(token) + "\n");
+            int rawPort = port(daemons, "server", "72", "32");
+            int rawPollPort = port(daemons, "pollserver", "72", "32");
+            String node2 = dir.resolve("n2").toString();
+            System.out.printf(Locale.ROOT, "remote getLong under load, 2 daemons on loopback, %d cores, %.1f s per point%n",
+                Runtime.getRuntime().availableProcessors(), seconds);
+            System.out.printf(Locale.ROOT, "%-28s %8s %6s %12s %10s %10s%n", "system", "contexts", "procs", "ops/s", "p50 us",
+                "p99 us");
+            if (busy) {
+                Process burner = start(l -> l.startsWith("BURNING"), Burner.class.getName());
+                try {
+                    Thread.sleep(500);
+                    points.add(print(run("busy: softcmi getLong", dir, 1, 1, durationMs, "cmi", node2, handleFile.toString())));
+                    points.add(print(run("busy: raw TCP polling", dir, 1, 1, durationMs, "rawpoll", Integer.toString(rawPollPort))));
+                    points.add(print(run("busy: raw TCP blocking", dir, 1, 1, durationMs, "raw", Integer.toString(rawPort))));
+                } finally {
+                    burner.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } else {
+                for (int p : procs) {
+                    for (int c : contexts) {
+                        if (p > c) {
+                            continue;
+                        }
+                        points.add(print(run("softcmi getLong", dir, c, p, durationMs, "cmi", node2, handleFile.toString())));
+                        points.add(print(run("raw TCP blocking server", dir, c, p, durationMs, "raw", Integer.toString(rawPort))));
+                    }
+                }
+            }
+            if (csv != null) {
+                StringBuilder b = new StringBuilder("system,contexts,procs,ops_per_s,p50_us,p99_us\n");
+                for (Point pt : points) {
+                    b.append(String.format(Locale.ROOT, "%s,%d,%d,%.0f,%.1f,%.1f%n", pt.system(), pt.contexts(), pt.procs(),
+                        pt.opsPerSec(), pt.p50us(), pt.p99us()));
+                }
+                Files.writeString(csv, b);
+            }
+            if (png != null && !busy) {
+                FanInPlot.draw(points, png);
+            }
+        } finally {
+            if (home != null) {
+                home.fini();
+            }
+            for (Process d : daemons) {
+                d.destroy();
+                if (!d.waitFor(10, TimeUnit.SECONDS)) {
+                    d.destroyForcibly();
+                }
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static Point print(Point p) {
+        System.out.printf(Locale.ROOT, "%-28s %8d %6d %12.0f %10.1f %10.1f%n", p.system(), p.contexts(), p.procs(),
+            p.opsPerSec(), p.p50us(), p.p99us());
+        return p;
+    }
+
+    /** Runs {@code contexts} client threads spread over {@code procs} worker processes. */
+    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String... target)
+            throws Exception {
+        Path go = dir.resolve("go-" + System.nanoTime());
+        List<Process> workers = new ArrayList<>();
+        List<Path> outs = new ArrayList<>();
+        try {
+            for (int w = 0; w < procs; w++) {
+                int threads = contexts / procs + (w < contexts % procs ? 1 : 0);
+                Path out = dir.resolve("out-" + w + "-" + System.nanoTime());
+                outs.add(out);
+                List<String> a = new ArrayList<>(List.of(FanInWorker.class.getName(), mode));
+                a.addAll(List.of(target));
+                a.addAll(List.of(Integer.toString(threads), go.toString(), Long.toString(durationMs), out.toString()));
+                workers.add(start(l -> l.equals("READY"), a.toArray(String[]::new)));
+            }
+            Files.createFile(go);
+            long total = 0;
+            List<long[]> samples = new ArrayList<>();
+            for (int w = 0; w < procs; w++) {
+                if (!workers.get(w).waitFor(durationMs + 60_000, TimeUnit.MILLISECONDS)) {
+                    throw new IOException("worker did not finish");
+                }
+                try (DataInputStream d = new DataInputStream(Files.newInputStream(outs.get(w)))) {
+                    total += d.readLong();
+                    long[] s = new long[d.readInt()];
+                    for (int i = 0; i < s.length; i++) {
+                        s[i] = d.readLong();
+                    }
+                    samples.add(s);
+                }
+            }
+            long[] all = samples.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+            return new Point(name, contexts, procs, total * 1000.0 / durationMs, pct(all, 50) / 1e3, pct(all, 99) / 1e3);
+        } finally {
+            for (Process p : workers) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    private static long pct(long[] sorted, int p) {
+        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) ((long) sorted.length * p / 100))];
+    }
+
+    private static int[] ints(String s) {
+        return Arrays.stream(s.split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+
+    private static int port(List<Process> children, String... args) throws IOException {
+        String[] full = new String[args.length + 1];
+        full[0] = RawTcpPeer.class.getName();
+        System.arraycopy(args, 0, full, 1, args.length);
+        String[] line = new String[1];
+        children.add(start(l -> {
+            if (l.startsWith("PORT ")) {
+                line[0] = l;
+                return true;
+            }
+            return false;
+        }, full));
+        return Integer.parseInt(line[0].substring(5).trim());
+    }
+
+    private interface Ready {
+        boolean test(String line);
+    }
+
+    private static Process start(Ready ready, String... mainAndArgs) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(List.of(mainAndArgs));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String l;
+        while ((l = r.readLine()) != null) {
+            if (ready.test(l)) {
+                Thread.ofVirtual().start(() -> drain(r));
+                return p;
+            }
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+        }
+        p.destroyForcibly();
+        throw new IOException("child " + mainAndArgs[0] + " did not start");
+    }
+
+    private static void drain(BufferedReader r) {
+        try {
+            while (r.readLine() != null) {
+                // keep the pipe from filling
+            }
+        } catch (IOException ignored) {
+            // child gone
+        }
+    }
+
+    /** Keeps one compute thread per core busy until killed. */
+    public static final class Burner {
+        private Burner() {
+        }
+
+        /**
+         * Entry point.
+         *
+         * @param args none
+         */
+        public static void main(String[] args) {
+            int n = Runtime.getRuntime().availableProcessors();
+            for (int i = 0; i < n; i++) {
+                Thread.ofPlatform().start(() -> {
+                    double x = 1;
+                    while (x != 0) {
+                        x = Math.sin(x) + 1.000001;
+                    }
+                });
+            }
+            System.out.println("BURNING " + n);
+            System.out.flush();
+        }
+    }
+}

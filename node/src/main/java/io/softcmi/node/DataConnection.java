@@ -1,0 +1,304 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.internal.AccessStatus;
+import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.WireFormatException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The home side of one process's data connection ({@link DataProtocol}), after its HELLO: a
+ * non-blocking state machine owned by one {@link DataIoLoop}. Each time the socket is ready it
+ * serves every complete request in its input, in arrival order, batching the replies into one
+ * write. Bulk data never passes through its buffers: a large store is read straight into the
+ * segment's mapping, a large read is written straight from it.
+ *
+ * <p>Back-pressure instead of spinning: while replies cannot be written (the client does not
+ * read), the connection stops reading requests and waits for the socket to become writable, so
+ * a client that asks for megabytes and never reads them costs memory for one reply and no CPU.
+ */
+final class DataConnection {
+    /** Input buffer: many small requests, or the start of a bulk store. */
+    static final int IN_CAPACITY = 64 * 1024;
+    /** Output buffer for reply headers and small read payloads. */
+    static final int OUT_CAPACITY = 64 * 1024;
+    /** Reads up to this size are copied into the output buffer; larger ones are written from the mapping. */
+    static final int INLINE_READ = 8 * 1024;
+
+    private final SocketChannel channel;
+    private final byte[] clientNode;
+    private final HomeAccess access;
+    private final DataPathStats stats;
+    private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer out = ByteBuffer.allocateDirect(OUT_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
+    private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
+    private final ByteBuffer[] parts = new ByteBuffer[2];
+    private SelectionKey key;
+    /** A large read's payload still to be written after {@link #out}. */
+    private ByteBuffer bulkOut;
+    /** A store's payload still to be read straight into the mapping. */
+    private ByteBuffer bulkIn;
+    private long bulkInRequest;
+    /** Bytes of a refused store's payload still to be read and dropped. */
+    private long discard;
+    private boolean closeAfterFlush;
+
+    DataConnection(SocketChannel channel, byte[] clientNode, HomeAccess access, DataPathStats stats) {
+        this.channel = channel;
+        this.clientNode = clientNode;
+        this.access = access;
+        this.stats = stats;
+    }
+
+    SocketChannel channel() {
+        return channel;
+    }
+
+    void registered(SelectionKey k) {
+        this.key = k;
+    }
+
+    /**
+     * Does all the work the socket allows now.
+     *
+     * @return false when the connection is to be closed
+     */
+    boolean service() throws IOException {
+        try {
+            for (int round = 0; round < 64; round++) {
+                if (!flush()) {
+                    key.interestOps(SelectionKey.OP_WRITE);
+                    return true;
+                }
+                if (closeAfterFlush) {
+                    return false;
+                }
+                if (bulkIn != null || discard > 0) {
+                    if (!readPayload()) {
+                        return false;
+                    }
+                    if (bulkIn != null || discard > 0) {
+                        break;
+                    }
+                    continue;
+                }
+                int served = serveBuffered();
+                if (served > 0) {
+                    stats.batch(served);
+                }
+                if (bulkIn != null || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
+                    continue;
+                }
+                int n = channel.read(in);
+                if (n < 0) {
+                    return false;
+                }
+                if (n == 0) {
+                    break;
+                }
+            }
+            if (!flush()) {
+                key.interestOps(SelectionKey.OP_WRITE);
+                return true;
+            }
+            if (closeAfterFlush) {
+                return false;
+            }
+            key.interestOps(SelectionKey.OP_READ);
+            return true;
+        } catch (IllegalStateException unmapped) {
+            // A bulk transfer's segment was reclaimed mid-way: the stream cannot be resumed.
+            return false;
+        }
+    }
+
+    /** Reads the rest of a store's payload into the mapping, or drops a refused one. @return false on EOF */
+    private boolean readPayload() throws IOException {
+        if (bulkIn != null) {
+            if (channel.read(bulkIn) < 0) {
+                return false;
+            }
+            if (!bulkIn.hasRemaining()) {
+                bulkIn = null;
+                reply(DataProtocol.STATUS_OK, bulkInRequest, 0);
+            }
+            return true;
+        }
+        in.clear().limit((int) Math.min(IN_CAPACITY, discard));
+        int n = channel.read(in);
+        in.clear();
+        if (n < 0) {
+            return false;
+        }
+        discard -= n;
+        return true;
+    }
+
+    /** Serves every complete request in {@link #in}; stops early for bulk transfers or a full output. @return requests served */
+    private int serveBuffered() {
+        in.flip();
+        int served = 0;
+        try {
+            while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && bulkIn == null && bulkOut == null
+                    && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
+                int p = in.position();
+                int payload = DataProtocol.requestPayload(in.getInt(p));
+                byte op = in.get(p + 4);
+                long requestId = in.getLong(p + 8);
+                if (op == DataProtocol.OP_PUT) {
+                    servePut(p, payload, requestId);
+                } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS) && payload == 0) {
+                    in.position(p + DataProtocol.REQUEST_HEADER);
+                    serveSmall(p, op, requestId);
+                } else {
+                    malformed(requestId);
+                }
+                served++;
+            }
+        } catch (WireFormatException e) {
+            malformed(0);
+        }
+        in.compact();
+        return served;
+    }
+
+    private void servePut(int p, int payload, long requestId) {
+        long segmentId = in.getLong(p + 16);
+        long offset = in.getLong(p + 48);
+        if (in.getLong(p + 56) != payload) {
+            malformed(requestId);
+            return;
+        }
+        byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
+            Access.WRITE, offset, payload);
+        int start = p + DataProtocol.REQUEST_HEADER;
+        int here = Math.min(payload, in.limit() - start);
+        in.position(start + here);
+        if (status != DataProtocol.STATUS_OK) {
+            stats.errors.increment();
+            discard = payload - here;
+            reply(status, requestId, 0);
+            return;
+        }
+        MemorySegment target = access.slice(segmentId, offset, payload);
+        if (target == null) {
+            discard = payload - here;
+            reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
+            return;
+        }
+        try {
+            MemorySegment.copy(inSegment, start, target, 0, here);
+        } catch (IllegalStateException unmapped) {
+            discard = payload - here;
+            reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
+            return;
+        }
+        stats.request(DataProtocol.OP_PUT, payload);
+        if (here == payload) {
+            reply(DataProtocol.STATUS_OK, requestId, 0);
+        } else {
+            bulkIn = target.asSlice(here).asByteBuffer();
+            bulkInRequest = requestId;
+        }
+    }
+
+    private void serveSmall(int p, byte op, long requestId) {
+        long segmentId = in.getLong(p + 16);
+        long offset = in.getLong(p + 48);
+        long a = in.getLong(p + 56);
+        if (op == DataProtocol.OP_GET && (a < 0 || a > DataProtocol.MAX_PAYLOAD)) {
+            malformed(requestId);
+            return;
+        }
+        long length = op == DataProtocol.OP_GET ? a : 8;
+        byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
+            HomeAccess.accessOf(op), offset, length);
+        if (status != DataProtocol.STATUS_OK) {
+            stats.errors.increment();
+            reply(status, requestId, 0);
+            return;
+        }
+        MemorySegment slice = access.slice(segmentId, offset, length);
+        try {
+            if (slice == null) {
+                throw new IllegalStateException("reclaimed");
+            }
+            if (op == DataProtocol.OP_CAS) {
+                long before = HomeAccess.compareAndExchange(slice, a, in.getLong(p + 64));
+                stats.request(op, 8);
+                reply(DataProtocol.STATUS_OK, requestId, before);
+            } else if (length <= INLINE_READ) {
+                int at = out.position();
+                MemorySegment.copy(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
+                header(DataProtocol.STATUS_OK, requestId, length, (int) length);
+                out.position(at + DataProtocol.REPLY_HEADER + (int) length);
+                stats.request(op, length);
+            } else {
+                header(DataProtocol.STATUS_OK, requestId, length, (int) length);
+                out.position(out.position() + DataProtocol.REPLY_HEADER);
+                bulkOut = slice.asByteBuffer();
+                stats.request(op, length);
+            }
+        } catch (IllegalStateException unmapped) {
+            reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
+        }
+    }
+
+    private void malformed(long requestId) {
+        reply(DataProtocol.STATUS_MALFORMED, requestId, 0);
+        closeAfterFlush = true;
+    }
+
+    private void reply(byte status, long requestId, long value) {
+        header(status, requestId, value, 0);
+        out.position(out.position() + DataProtocol.REPLY_HEADER);
+    }
+
+    /** Writes a reply header at the output's position without moving it. */
+    private void header(byte status, long requestId, long value, int payload) {
+        int at = out.position();
+        out.putInt(at, DataProtocol.REPLY_HEADER - 4 + payload);
+        out.put(at + 4, status).put(at + 5, (byte) 0).putShort(at + 6, (short) 0);
+        out.putLong(at + 8, requestId).putLong(at + 16, value);
+    }
+
+    /** Writes what is pending. @return true when nothing is left to write */
+    private boolean flush() throws IOException {
+        if (out.position() == 0 && bulkOut == null) {
+            return true;
+        }
+        out.flip();
+        try {
+            if (bulkOut == null) {
+                channel.write(out);
+            } else {
+                parts[0] = out;
+                parts[1] = bulkOut;
+                channel.write(parts);
+                if (!bulkOut.hasRemaining()) {
+                    bulkOut = null;
+                }
+                parts[1] = null;
+            }
+        } finally {
+            out.compact();
+        }
+        return out.position() == 0 && bulkOut == null;
+    }
+
+    /** Closes the socket. */
+    void close() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // Gone already.
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.softcmi.node;
+
+import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.WireFormatException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The first request of a data connection: a HELLO with the protocol version and the process's
+ * node ticket. Read in blocking mode on the accepting virtual thread (an unauthenticated
+ * connection costs no CPU and no I/O loop's time) and within a deadline; only a connection that
+ * passes is handed to the {@link DataServer}.
+ */
+final class DataHandshake {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+
+    private DataHandshake() {
+    }
+
+    /**
+     * Reads and answers the HELLO.
+     *
+     * @param channel a blocking socket whose protocol byte was read
+     * @param state the node
+     * @param timeoutMs deadline for the whole handshake
+     * @param stats where refusals are counted
+     * @return the node the ticket proves, or null if the connection is to be closed
+     */
+    static byte[] authenticate(SocketChannel channel, NodeState state, long timeoutMs, DataPathStats stats) {
+        Thread watchdog = Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(timeoutMs);
+                LOG.log(Level.WARNING, "closing a data connection that did not authenticate in time");
+                channel.close();
+            } catch (InterruptedException | IOException done) {
+                // Authenticated (or failed) in time.
+            }
+        });
+        ByteBuffer in = DataProtocol.newBuffer();
+        try {
+            channel.socket().setTcpNoDelay(true);
+            in.limit(DataProtocol.REQUEST_HEADER);
+            if (!read(channel, in)) {
+                return null;
+            }
+            int payload = DataProtocol.requestPayload(in.getInt(0));
+            long requestId = in.getLong(8);
+            if (in.get(4) != DataProtocol.OP_HELLO || payload > in.capacity() - DataProtocol.REQUEST_HEADER) {
+                return null;
+            }
+            in.limit(DataProtocol.REQUEST_HEADER + payload);
+            if (!read(channel, in)) {
+                return null;
+            }
+            long version = in.getLong(56);
+            if (version != DataProtocol.VERSION) {
+                LOG.log(Level.WARNING, "refused a data connection from {0}: it speaks data protocol version {1}, this node {2}",
+                    channel.socket().getRemoteSocketAddress(), version, DataProtocol.VERSION);
+                stats.refusedHellos.increment();
+                reply(channel, DataProtocol.STATUS_VERSION, requestId, DataProtocol.VERSION);
+                return null;
+            }
+            byte[] ticket = new byte[payload];
+            in.get(DataProtocol.REQUEST_HEADER, ticket);
+            byte[] clientNode = state.clusterKey.verifyTicket(ticket);
+            if (clientNode == null) {
+                LOG.log(Level.WARNING, "refused a data connection from {0}: its node ticket is not valid here",
+                    channel.socket().getRemoteSocketAddress());
+                stats.refusedHellos.increment();
+                reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
+                return null;
+            }
+            reply(channel, DataProtocol.STATUS_OK, requestId, DataProtocol.VERSION);
+            return clientNode;
+        } catch (IOException | WireFormatException e) {
+            return null;
+        } finally {
+            watchdog.interrupt();
+        }
+    }
+
+    private static boolean read(SocketChannel channel, ByteBuffer in) throws IOException {
+        while (in.hasRemaining()) {
+            if (channel.read(in) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void reply(SocketChannel channel, byte status, long requestId, long value) throws IOException {
+        ByteBuffer out = DataProtocol.newBuffer();
+        DataProtocol.writeReply(out, status, requestId, value, 0);
+        out.flip();
+        while (out.hasRemaining()) {
+            channel.write(out);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.internal.PollBudget;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Iterator;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One of the home's few data-path I/O threads (an agent, after Aeron's): it owns a selector and
+ * every {@link DataConnection} handed to it, and serves all of them. When a pass finds nothing
+ * to do it polls the selector for a {@link PollBudget} (only while requests have been arriving
+ * within a few round trips, and never while the machine's cores are busy), then blocks in
+ * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
+ */
+final class DataIoLoop implements Runnable {
+    /** Longest the loop polls before it blocks, when requests arrive back to back. */
+    static final long MAX_POLL_NANOS = 50_000;
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+    private final Selector selector;
+    private final Queue<DataConnection> incoming = new ConcurrentLinkedQueue<>();
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    private final DataPathStats stats;
+    private final AtomicInteger connections = new AtomicInteger();
+    private volatile boolean running = true;
+    private final Thread thread;
+
+    DataIoLoop(String name, DataPathStats stats) throws IOException {
+        this.selector = Selector.open();
+        this.stats = stats;
+        this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** @return connections this loop serves */
+    int load() {
+        return connections.get();
+    }
+
+    /** Hands an authenticated connection to this loop (any thread). */
+    void adopt(DataConnection c) {
+        connections.incrementAndGet();
+        stats.connectionsOpen.incrementAndGet();
+        stats.connectionsTotal.increment();
+        incoming.add(c);
+        selector.wakeup();
+    }
+
+    @Override
+    public void run() {
+        long lastWork = System.nanoTime();
+        while (running) {
+            try {
+                registerIncoming();
+                int ready = selector.selectNow();
+                long waitStart = System.nanoTime();
+                if (ready == 0) {
+                    ready = poll(waitStart);
+                    long polled = System.nanoTime();
+                    stats.pollNanos.add(polled - waitStart);
+                    if (ready == 0 && incoming.isEmpty()) {
+                        ready = selector.select();
+                        stats.blockNanos.add(System.nanoTime() - polled);
+                    } else {
+                        budget.waited(polled - lastWork);
+                    }
+                }
+                long workStart = System.nanoTime();
+                if (ready > 0) {
+                    serveSelected();
+                }
+                lastWork = System.nanoTime();
+                stats.workNanos.add(lastWork - workStart);
+            } catch (IOException | RuntimeException e) {
+                if (running) {
+                    LOG.log(Level.WARNING, "data I/O loop: {0}", e.toString());
+                }
+            }
+        }
+        for (SelectionKey k : selector.keys()) {
+            ((DataConnection) k.attachment()).close();
+        }
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // Closing.
+        }
+    }
+
+    /** Polls the selector for the current budget. @return ready keys, 0 if none came in time */
+    private int poll(long start) throws IOException {
+        long limit = budget.budget();
+        long previous = start;
+        while (incoming.isEmpty()) {
+            long now = System.nanoTime();
+            if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                return 0;
+            }
+            previous = now;
+            Thread.onSpinWait();
+            int ready = selector.selectNow();
+            if (ready > 0) {
+                return ready;
+            }
+        }
+        return 0;
+    }
+
+    private void registerIncoming() throws IOException {
+        DataConnection c;
+        while ((c = incoming.poll()) != null) {
+            try {
+                c.channel().configureBlocking(false);
+                SelectionKey k = c.channel().register(selector, SelectionKey.OP_READ, c);
+                c.registered(k);
+                serve(k); // its first requests may already be buffered in the socket
+            } catch (IOException e) {
+                closed(c);
+            }
+        }
+    }
+
+    private void serveSelected() {
+        Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+        while (it.hasNext()) {
+            SelectionKey k = it.next();
+            it.remove();
+            serve(k);
+        }
+    }
+
+    private void serve(SelectionKey k) {
+        DataConnection c = (DataConnection) k.attachment();
+        boolean keep;
+        try {
+            keep = k.isValid() && c.service();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, "data connection ended: {0}", e.getMessage());
+            keep = false;
+        }
+        if (!keep) {
+            k.cancel();
+            closed(c);
+        }
+    }
+
+    private void closed(DataConnection c) {
+        c.close();
+        connections.decrementAndGet();
+        stats.connectionsOpen.decrementAndGet();
+    }
+
+    /** Stops the loop and closes its connections. */
+    void close() {
+        running = false;
+        selector.wakeup();
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.softcmi.node;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of the home's remote data path: connections, requests and bytes by kind, errors,
+ * requests waiting in connections' input, and how the I/O loops spent their time (working,
+ * polling, blocked). Updated by the I/O loops without locks; read by {@code cmiadm} and metrics.
+ */
+final class DataPathStats {
+    final AtomicLong connectionsOpen = new AtomicLong();
+    final LongAdder connectionsTotal = new LongAdder();
+    final LongAdder refusedHellos = new LongAdder();
+    final LongAdder gets = new LongAdder();
+    final LongAdder puts = new LongAdder();
+    final LongAdder cases = new LongAdder();
+    final LongAdder errors = new LongAdder();
+    final LongAdder bytesRead = new LongAdder();
+    final LongAdder bytesWritten = new LongAdder();
+    final LongAdder workNanos = new LongAdder();
+    final LongAdder pollNanos = new LongAdder();
+    final LongAdder blockNanos = new LongAdder();
+    final LongAdder batches = new LongAdder();
+    /** Largest number of requests served from one connection's input in one pass (a queue depth). */
+    final AtomicLong maxBatch = new AtomicLong();
+
+    void request(byte op, long bytes) {
+        switch (op) {
+            case io.softcmi.wire.DataProtocol.OP_GET -> {
+                gets.increment();
+                bytesRead.add(bytes);
+            }
+            case io.softcmi.wire.DataProtocol.OP_PUT -> {
+                puts.increment();
+                bytesWritten.add(bytes);
+            }
+            default -> cases.increment();
+        }
+    }
+
+    void batch(int requests) {
+        batches.increment();
+        if (requests > maxBatch.get()) {
+            maxBatch.accumulateAndGet(requests, Math::max);
+        }
+    }
+
+    /** @return the figures as name/value pairs, in a fixed order (for {@code cmiadm dataplane}) */
+    java.util.LinkedHashMap<String, Long> snapshot() {
+        var m = new java.util.LinkedHashMap<String, Long>();
+        m.put("connections_open", connectionsOpen.get());
+        m.put("connections_total", connectionsTotal.sum());
+        m.put("hellos_refused", refusedHellos.sum());
+        m.put("requests_get", gets.sum());
+        m.put("requests_put", puts.sum());
+        m.put("requests_cas", cases.sum());
+        m.put("requests_refused", errors.sum());
+        m.put("bytes_read", bytesRead.sum());
+        m.put("bytes_written", bytesWritten.sum());
+        m.put("io_work_ns", workNanos.sum());
+        m.put("io_poll_ns", pollNanos.sum());
+        m.put("io_block_ns", blockNanos.sum());
+        m.put("io_batches", batches.sum());
+        m.put("io_max_batch", maxBatch.get());
+        return m;
+    }
+}

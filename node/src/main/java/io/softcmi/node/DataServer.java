@@ -1,0 +1,55 @@
+package io.softcmi.node;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * The home's remote data path: a small fixed set of {@link DataIoLoop}s serving every
+ * authenticated data connection ({@code cmid --io-threads N}; by default one per four cores, at
+ * least one). A new connection goes to the loop with the fewest connections.
+ */
+final class DataServer implements AutoCloseable {
+    private final DataIoLoop[] loops;
+    private final HomeAccess access;
+    private final DataPathStats stats = new DataPathStats();
+
+    DataServer(NodeState state, int ioThreads) throws IOException {
+        this.access = new HomeAccess(state);
+        this.loops = new DataIoLoop[ioThreads];
+        for (int i = 0; i < ioThreads; i++) {
+            loops[i] = new DataIoLoop("cmid-data-io-" + i, stats);
+        }
+        for (DataIoLoop l : loops) {
+            l.start();
+        }
+    }
+
+    /** @return the default number of I/O threads for this machine */
+    static int defaultIoThreads() {
+        return Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / 4));
+    }
+
+    /** @return the data path's counters */
+    DataPathStats stats() {
+        return stats;
+    }
+
+    /**
+     * Serves an authenticated connection from now on.
+     *
+     * @param ch the socket, after its HELLO
+     * @param clientNode the node its ticket proved
+     */
+    void adopt(java.nio.channels.SocketChannel ch, byte[] clientNode) {
+        DataIoLoop least = Arrays.stream(loops).min(Comparator.comparingInt(DataIoLoop::load)).orElseThrow();
+        least.adopt(new DataConnection(ch, clientNode, access, stats));
+    }
+
+    @Override
+    public void close() {
+        for (DataIoLoop l : loops) {
+            l.close();
+        }
+    }
+}

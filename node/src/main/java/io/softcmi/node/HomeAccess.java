@@ -1,0 +1,93 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.internal.AccessStatus;
+import io.softcmi.wire.DataProtocol;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * The home's side of one remote access ({@code cmi(7)} "CMI Access Control", "Segment
+ * Lifetime"): finds the exported segment, checks the token, the rights, the range and the break,
+ * and gives the data path the slice of the daemon's mapping to read or write. Stateless apart
+ * from the node's concurrent tables; called by the I/O loops without any lock.
+ */
+final class HomeAccess {
+    private static final VarHandle ATOMIC_LONG = ValueLayout.JAVA_LONG.varHandle();
+    private final NodeState state;
+
+    HomeAccess(NodeState state) {
+        this.state = state;
+    }
+
+    /** Access the operation needs, by op code. */
+    static Access accessOf(byte op) {
+        return switch (op) {
+            case DataProtocol.OP_GET -> Access.READ;
+            case DataProtocol.OP_PUT -> Access.WRITE;
+            case DataProtocol.OP_CAS -> Access.ATOMIC;
+            default -> null;
+        };
+    }
+
+    /**
+     * Checks one access.
+     *
+     * @param clientNode the node the connection's ticket proved
+     * @param segmentId home segment id
+     * @param tokenId token id
+     * @param secretHi token secret, first half
+     * @param secretLo token secret, second half
+     * @param access the access wanted
+     * @param offset offset in the segment
+     * @param length bytes touched
+     * @return {@link DataProtocol#STATUS_OK} or the error status to answer
+     */
+    byte check(byte[] clientNode, long segmentId, long tokenId, long secretHi, long secretLo, Access access, long offset,
+            long length) {
+        RemoteTarget target = state.targets.get(segmentId);
+        if (target == null) {
+            return AccessStatus.toWire(CmiAccessError.SINVAL);
+        }
+        if (target.marked) {
+            return AccessStatus.toWire(CmiAccessError.TOKEN);
+        }
+        HomeToken t = state.tokens.get(tokenId);
+        if (t == null || t.segmentId() != segmentId || !t.secretMatches(secretHi, secretLo)
+                || t.node() != null && !Arrays.equals(t.node(), clientNode)) {
+            return AccessStatus.toWire(CmiAccessError.TOKEN);
+        }
+        if (offset < 0 || length < 0 || offset > target.size - length || !t.allows(access) || !t.covers(offset, length)) {
+            return AccessStatus.toWire(CmiAccessError.PERM);
+        }
+        if (access == Access.ATOMIC && (offset & 7) != 0) {
+            return AccessStatus.toWire(CmiAccessError.PERM);
+        }
+        if (offset > target.currentBreak() - length) {
+            return AccessStatus.toWire(CmiAccessError.SEG_BRK);
+        }
+        return DataProtocol.STATUS_OK;
+    }
+
+    /**
+     * The bytes an access that passed {@link #check} reads or writes, or null if the segment
+     * was reclaimed since.
+     */
+    MemorySegment slice(long segmentId, long offset, long length) {
+        RemoteTarget target = state.targets.get(segmentId);
+        return target == null ? null : target.data.asSlice(offset, length);
+    }
+
+    /**
+     * {@code atm_cas} at the home.
+     *
+     * @return the value before
+     * @throws IllegalStateException if the segment was unmapped meanwhile
+     */
+    static long compareAndExchange(MemorySegment word, long expected, long swap) {
+        return (long) ATOMIC_LONG.compareAndExchange(word, 0L, expected, swap);
+    }
+}
