@@ -9,7 +9,7 @@ import java.util.Locale;
 
 /**
  * The tables {@code cmiadm} lists: nodes, contexts, segments, exports, imports, tokens,
- * reservations. Ids only, never secrets. Called under the engine's lock.
+ * reservations, and the remote data path's counters ({@code dataplane}). Ids only, never secrets. Called under the engine's lock.
  */
 final class AdminService {
     private final NodeState state;
@@ -78,8 +78,12 @@ final class AdminService {
                 }
                 yield new ControlMessage.Table(List.of("KEY", "USER", "RESERVED", "ALLOCATED", "CONTEXTS"), rows);
             }
+            case "dataplane" -> {
+                state.dataStats.snapshot().forEach((k, v) -> rows.add(List.of(k, str(v))));
+                yield new ControlMessage.Table(List.of("FIGURE", "VALUE"), rows);
+            }
             default -> throw NodeException.inval("unknown table '" + table
-                + "' (nodes, contexts, segments, exports, imports, tokens, reservations)");
+                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, dataplane)");
         };
     }
 

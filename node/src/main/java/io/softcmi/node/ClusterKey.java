@@ -24,24 +24,46 @@ import javax.crypto.spec.SecretKeySpec;
  */
 final class ClusterKey {
     static final int TICKET_LENGTH = 16 + 8 + 8 + 32;
-    private static final long TICKET_LIFETIME_MS = 24L * 3600 * 1000;
+    /** Default lifetime of a node ticket. */
+    static final long DEFAULT_TICKET_LIFETIME_MS = 24L * 3600 * 1000;
     private final byte[] key;
+    private final long ticketLifetimeMs;
 
-    private ClusterKey(byte[] key) {
+    private ClusterKey(byte[] key, long ticketLifetimeMs) {
         this.key = key;
+        this.ticketLifetimeMs = ticketLifetimeMs;
     }
 
     static ClusterKey load(Path file) throws IOException {
+        return load(file, DEFAULT_TICKET_LIFETIME_MS);
+    }
+
+    /**
+     * Loads the cluster key (a random one, trusted by nobody else, when there is no file).
+     *
+     * @param file the key file, which must not grant anything to group or others
+     * @param ticketLifetimeMs how long the node tickets this node issues stay valid
+     * @return the key
+     * @throws IOException if the file is unreadable, too short or too open
+     */
+    static ClusterKey load(Path file, long ticketLifetimeMs) throws IOException {
         if (file == null) {
             byte[] k = new byte[32];
             new SecureRandom().nextBytes(k);
-            return new ClusterKey(k);
+            return new ClusterKey(k, ticketLifetimeMs);
+        }
+        var perms = Files.getPosixFilePermissions(file);
+        perms.removeAll(java.util.EnumSet.of(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE));
+        if (!perms.isEmpty()) {
+            throw new IOException("cluster key file " + file + " must have mode 0600 (or 0400): it also grants "
+                + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         }
         byte[] k = Files.readAllBytes(file);
         if (k.length < 16) {
             throw new IOException("cluster key file " + file + " holds fewer than 16 bytes");
         }
-        return new ClusterKey(k);
+        return new ClusterKey(k, ticketLifetimeMs);
     }
 
     byte[] mac(String purpose, byte[]... parts) {
@@ -64,7 +86,7 @@ final class ClusterKey {
 
     byte[] issueTicket(byte[] nodeId, long sessionId) {
         ByteBuffer b = ByteBuffer.allocate(TICKET_LENGTH);
-        b.put(nodeId).putLong(sessionId).putLong(System.currentTimeMillis() + TICKET_LIFETIME_MS);
+        b.put(nodeId).putLong(sessionId).putLong(System.currentTimeMillis() + ticketLifetimeMs);
         byte[] body = Arrays.copyOf(b.array(), 32);
         b.put(mac("ticket", body));
         return b.array();

@@ -10,7 +10,7 @@ import java.util.concurrent.CountDownLatch;
  * files, socket and lock after telling every connected process.
  *
  * <pre>
- * cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES] [--io-threads N]
+ * cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS]
  * </pre>
  * {@code DIR} may also come from {@code SOFTCMI_NODE}. Exit status: 0 after a clean shutdown,
  * 2 for bad arguments, 1 if the node cannot start (another daemon owns {@code DIR}, say).
@@ -31,7 +31,7 @@ public final class Cmid {
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
             System.err.println("usage: cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] "
-                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N]");
+                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS]");
             Runtime.getRuntime().exit(2);
             return;
         }
@@ -98,6 +98,13 @@ public final class Cmid {
                         c.ioThreads(Integer.parseInt(v));
                     } catch (NumberFormatException e) {
                         throw new IllegalArgumentException("bad --io-threads " + v);
+                    }
+                }
+                case "--ticket-lifetime" -> {
+                    try {
+                        c.ticketLifetimeMs(Math.multiplyExact(Long.parseLong(v), 1000L));
+                    } catch (NumberFormatException | ArithmeticException e) {
+                        throw new IllegalArgumentException("bad --ticket-lifetime " + v);
                     }
                 }
                 case "--help" -> throw new IllegalArgumentException("help");

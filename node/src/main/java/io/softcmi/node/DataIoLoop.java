@@ -97,20 +97,27 @@ final class DataIoLoop implements Runnable {
     /** Polls the selector for the current budget. @return ready keys, 0 if none came in time */
     private int poll(long start) throws IOException {
         long limit = budget.budget();
-        long previous = start;
-        while (incoming.isEmpty()) {
-            long now = System.nanoTime();
-            if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
-                return 0;
-            }
-            previous = now;
-            Thread.onSpinWait();
-            int ready = selector.selectNow();
-            if (ready > 0) {
-                return ready;
-            }
+        if (limit == 0 || !PollBudget.startPolling()) {
+            return 0;
         }
-        return 0;
+        try {
+            long previous = start;
+            while (incoming.isEmpty()) {
+                long now = System.nanoTime();
+                if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                    return 0;
+                }
+                previous = now;
+                Thread.onSpinWait();
+                int ready = selector.selectNow();
+                if (ready > 0) {
+                    return ready;
+                }
+            }
+            return 0;
+        } finally {
+            PollBudget.endPolling();
+        }
     }
 
     private void registerIncoming() throws IOException {

@@ -12,10 +12,11 @@ import java.util.Comparator;
 final class DataServer implements AutoCloseable {
     private final DataIoLoop[] loops;
     private final HomeAccess access;
-    private final DataPathStats stats = new DataPathStats();
+    private final DataPathStats stats;
 
     DataServer(NodeState state, int ioThreads) throws IOException {
         this.access = new HomeAccess(state);
+        this.stats = state.dataStats;
         this.loops = new DataIoLoop[ioThreads];
         for (int i = 0; i < ioThreads; i++) {
             loops[i] = new DataIoLoop("cmid-data-io-" + i, stats);

@@ -23,6 +23,7 @@ public final class NodeConfig {
     private int maxTokensPerSegment = 1024;
     private long defaultCacheBytes = 64L << 20;
     private int ioThreads;
+    private long ticketLifetimeMs = 24L * 3600 * 1000;
 
     /** @param dir node directory (socket, lock, state) @return this */
     public NodeConfig directory(Path dir) { this.directory = dir; return this; }
@@ -40,6 +41,8 @@ public final class NodeConfig {
     public NodeConfig maxSegments(int n) { this.maxSegments = n; return this; }
     /** @param n data-path I/O threads ({@code --io-threads}); 0 = one per four cores, at least one @return this */
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
+    /** @param ms lifetime of the node tickets this node issues ({@code --ticket-lifetime SECONDS}; default 24 h) @return this */
+    public NodeConfig ticketLifetimeMs(long ms) { this.ticketLifetimeMs = ms; return this; }
 
     /** @return node directory */ public Path directory() { return directory; }
     /** @return shm directory */ public Path shmDirectory() { return shmDirectory; }
@@ -55,6 +58,7 @@ public final class NodeConfig {
     /** @return most tokens per segment */ public int maxTokensPerSegment() { return maxTokensPerSegment; }
     /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
     /** @return data-path I/O threads, 0 = the default */ public int ioThreads() { return ioThreads; }
+    /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
 
     /**
      * Validates the configuration and fills in defaults.
@@ -88,6 +92,9 @@ public final class NodeConfig {
             memoryBytes = defaultMemory(shmDirectory.getParent());
         }
         memoryBytes -= memoryBytes % 4096;
+        if (ticketLifetimeMs < 1000) {
+            throw new IllegalArgumentException("ticket lifetime must be at least one second: " + ticketLifetimeMs + " ms");
+        }
         if (ioThreads < 0 || ioThreads > 64) {
             throw new IllegalArgumentException("io threads must be within [0, 64]: " + ioThreads);
         }

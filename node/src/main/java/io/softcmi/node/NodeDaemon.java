@@ -67,7 +67,7 @@ public final class NodeDaemon implements AutoCloseable {
             deleteTree(shm); // left over by a daemon that was killed: we hold the lock now
             Files.createDirectories(shm);
             Files.setPosixFilePermissions(shm, PosixFilePermissions.fromString("rwx------"));
-            ClusterKey key = ClusterKey.load(config.clusterKeyFile());
+            ClusterKey key = ClusterKey.load(config.clusterKeyFile(), config.ticketLifetimeMs());
             RemoteServer remote = new RemoteServer(config.listenHost(), config.listenPort());
             NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), config.listenHost(), remote.port());
             NodeEngine engine = new NodeEngine(config, address, key);

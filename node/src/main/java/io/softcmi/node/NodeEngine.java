@@ -173,14 +173,25 @@ public final class NodeEngine {
     }
 
     /**
-     * Serves a request of an authenticated peer daemon.
+     * Serves a request of an authenticated peer daemon. A peer may only speak for itself: the
+     * importer a request names must be the node that proved the cluster key on this connection.
      *
      * @param request the request
+     * @param peerNodeId the node id the peer proved
      * @return the reply
      */
-    ControlMessage handlePeer(ControlMessage request) {
+    ControlMessage handlePeer(ControlMessage request, byte[] peerNodeId) {
         lock.lock();
         try {
+            byte[] claimed = switch (request) {
+                case ControlMessage.PeerImport r -> r.importer();
+                case ControlMessage.PeerUnimport r -> r.importer();
+                default -> null;
+            };
+            if (claimed != null && !speaksForItself(claimed, peerNodeId)) {
+                LOG.log(System.Logger.Level.WARNING, "refused a peer request that names another node as importer");
+                throw NodeException.perm("a peer may only import for itself");
+            }
             return switch (request) {
                 case ControlMessage.PeerImport r -> new ControlMessage.SegmentReply(imports.homeImport(r));
                 case ControlMessage.PeerUnimport r -> {
@@ -193,6 +204,14 @@ public final class NodeEngine {
             return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
         } finally {
             lock.unlock();
+        }
+    }
+
+    private static boolean speaksForItself(byte[] importerAddress, byte[] peerNodeId) {
+        try {
+            return java.util.Arrays.equals(((io.softcmi.cmi.internal.NodeAddressImpl) io.softcmi.cmi.internal.HandleCodec.nodeAddress(importerAddress)).nodeId(), peerNodeId);
+        } catch (RuntimeException malformed) {
+            return false;
         }
     }
 

@@ -27,6 +27,8 @@ final class NodeState {
     /** Access tokens, for the data path (read without the lock). */
     final java.util.concurrent.ConcurrentHashMap<Long, HomeToken> tokens = new java.util.concurrent.ConcurrentHashMap<>();
     final ClusterKey clusterKey;
+    /** Counters of the remote data path (updated by its I/O loops without the lock). */
+    final DataPathStats dataStats = new DataPathStats();
     private long nextTokenId = 1;
     private long nextSessionId = 1;
     private long nextSegmentId = 1;

@@ -112,7 +112,7 @@ final class RemoteServer implements AutoCloseable {
             if (req == null) {
                 return;
             }
-            ControlMessage reply = engine.handlePeer(MessageType.decode(req));
+            ControlMessage reply = engine.handlePeer(MessageType.decode(req), hello.nodeId());
             FrameIO.write(ch, MessageType.toFrame(reply, req.correlationId()));
         }
     }

@@ -118,13 +118,28 @@ final class ClusterNodes implements AutoCloseable {
         return n;
     }
 
-    private NodeProcess launch(String name, Path keyFile) throws IOException {
+    /**
+     * Starts one daemon with the cluster key and more {@code cmid} options.
+     *
+     * @param name node name
+     * @param options extra command-line options
+     * @return the running node
+     * @throws IOException if it cannot be started
+     */
+    NodeProcess startWithOptions(String name, String... options) throws IOException {
+        NodeProcess n = launch(name, clusterKey, options);
+        n.awaitReady();
+        return n;
+    }
+
+    private NodeProcess launch(String name, Path keyFile, String... options) throws IOException {
         if (nodes.containsKey(name)) {
             throw new IllegalArgumentException("node " + name + " exists");
         }
         Path dir = Files.createTempDirectory("softcmi-node-");
-        NodeProcess n = NodeProcess.launch(resources.logDir(), name, dir, true, "--listen", "127.0.0.1:0",
-            "--cluster-key", keyFile.toString());
+        List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--cluster-key", keyFile.toString()));
+        args.addAll(List.of(options));
+        NodeProcess n = NodeProcess.launch(resources.logDir(), name, dir, true, args.toArray(String[]::new));
         nodes.put(name, n);
         return n;
     }

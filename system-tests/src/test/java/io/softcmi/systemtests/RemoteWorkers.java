@@ -50,6 +50,7 @@ import java.util.concurrent.locks.LockSupport;
  * cas-count ID OFF N BARRIER PARTIES     -> DONE n casFailures
  * mp-write ID                            -> DONE messages
  * mp-read ID TRIALS                      -> OUTCOMES trials observations forbidden lastFlag [first]
+ * mixed HANDLE TOKEN CONTEXTS MILLIS     -> MIXED increments reads writes bad errors  (see {@link MixedLoad})
  * exit                                   -> BYE
  * </pre>
  * Failures answer {@code ERROR CODE LASTERROR message}, {@code ACCESS_ERROR KIND SEGMENT OFFSET}
@@ -184,6 +185,7 @@ public final class RemoteWorkers {
                 Long.parseLong(a[5]));
             case "mp-write" -> messagePassingWriter(mapping(a[1]));
             case "mp-read" -> messagePassingReader(mapping(a[1]), Long.parseLong(a[2]));
+            case "mixed" -> MixedLoad.run(HEX.parseHex(a[1]), HEX.parseHex(a[2]), Integer.parseInt(a[3]), Long.parseLong(a[4]));
             case "exit" -> {
                 ctx.close();
                 yield "BYE";

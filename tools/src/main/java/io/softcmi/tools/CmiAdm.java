@@ -12,7 +12,7 @@ import java.util.Map;
  * a node (ids only, never token secrets) and deletes memory reservations.
  *
  * <pre>
- * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations
+ * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|dataplane
  * cmiadm [--dir DIR] reservation-delete KEY
  * </pre>
  * Without {@code --dir} it uses {@code SOFTCMI_NODE}. Exit status: 0 on success, 1 if the node
@@ -22,7 +22,7 @@ import java.util.Map;
 public final class CmiAdm {
     /** The tables a node lists, in the order the usage message gives them. */
     public static final List<String> TABLES =
-        List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations");
+        List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations", "dataplane");
     /** The subcommand that deletes a reservation. */
     public static final String RESERVATION_DELETE = "reservation-delete";
     /** Exit status for a usage error. */
@@ -31,7 +31,7 @@ public final class CmiAdm {
     public static final int EXIT_FAILED = 1;
 
     private static final String USAGE = """
-        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations
+        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|dataplane
                cmiadm [--dir DIR] reservation-delete KEY
         DIR is the node directory of a running cmid (default: $SOFTCMI_NODE).""";
 

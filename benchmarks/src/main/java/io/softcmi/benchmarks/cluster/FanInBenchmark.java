@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.FanInBenchmark \
- *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy] [--csv FILE] [--png FILE]
+ *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy] [--io-threads N] [--csv FILE] [--png FILE]
  * </pre>
  */
 public final class FanInBenchmark {
@@ -61,6 +61,7 @@ public final class FanInBenchmark {
         boolean busy = false;
         Path csv = null;
         Path png = null;
+        String ioThreads = "0";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--contexts" -> contexts = ints(args[++i]);
@@ -69,6 +70,7 @@ public final class FanInBenchmark {
                 case "--busy" -> busy = true;
                 case "--csv" -> csv = Path.of(args[++i]);
                 case "--png" -> png = Path.of(args[++i]);
+                case "--io-threads" -> ioThreads = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -83,7 +85,7 @@ public final class FanInBenchmark {
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
             for (int n = 1; n <= 2; n++) {
                 daemons.add(start(l -> l.startsWith("cmid:"), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
-                    "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "fanin" + n,
+                    "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "fanin" + n, "--io-threads", ioThreads,
                     "--shm-dir", "/dev/shm/softcmi-fanin-" + ProcessHandle.current().pid() + "-" + n));
             }
             System.setProperty("softcmi.node", dir.resolve("n1").toString());
@@ -170,6 +172,7 @@ public final class FanInBenchmark {
                 a.addAll(List.of(Integer.toString(threads), go.toString(), Long.toString(durationMs), out.toString()));
                 workers.add(start(l -> l.equals("READY"), a.toArray(String[]::new)));
             }
+            Thread.sleep(1500); // the workers warm up meanwhile
             Files.createFile(go);
             long total = 0;
             List<long[]> samples = new ArrayList<>();
@@ -224,7 +227,8 @@ public final class FanInBenchmark {
 
     private static Process start(Ready ready, String... mainAndArgs) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+            "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.poll=" + System.getProperty("softcmi.poll", "true"),
+            "-cp", System.getProperty("java.class.path")));
         cmd.addAll(List.of(mainAndArgs));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));

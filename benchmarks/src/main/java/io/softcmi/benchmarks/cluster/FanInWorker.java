@@ -30,7 +30,7 @@ import java.util.concurrent.CountDownLatch;
  * FanInWorker raw PORT THREADS GO_FILE DURATION_MS OUT      (blocking ping-pong, 72-byte request, 32-byte reply)
  * FanInWorker rawpoll PORT THREADS GO_FILE DURATION_MS OUT  (the same, polling non-blocking sockets)
  * </pre>
- * Prints READY when every thread is connected, then starts when GO_FILE exists.
+ * Prints READY when every thread is connected, warms up, then measures from when GO_FILE exists.
  * <pre>
  * </pre>
  */
@@ -68,8 +68,12 @@ public final class FanInWorker {
                     long[] s = new long[SAMPLES_PER_THREAD];
                     int n = 0;
                     long count = 0;
-                    while (!Files.exists(go)) {
-                        Thread.sleep(1);
+                    // Warm up (JIT, connections, the home's loops) until the start signal.
+                    for (long w = 0; !Files.exists(go); w++) {
+                        r.read(w);
+                        if ((w & 255) == 255) {
+                            Thread.sleep(1);
+                        }
                     }
                     long end = System.nanoTime() + duration * 1_000_000;
                     long now = System.nanoTime();

@@ -17,6 +17,8 @@ package io.softcmi.cmi.internal;
  *   <li>a poll loop that sees a gap of {@link #PREEMPTED_NANOS} between two of its iterations
  *       was descheduled: every core is busy. It stops at once and, JVM-wide, nobody polls for
  *       the next {@link #BACKOFF_NANOS}: threads block and are woken by the kernel instead.</li>
+ *   <li>at most {@link #MAX_POLLERS} threads of a JVM poll at once ({@link #startPolling()}):
+ *       with many waiters, the others block at once.</li>
  * </ul>
  * Not thread-safe: one instance per waiting role (a connection's reader, an I/O loop), except
  * the JVM-wide contention flag, which is a plain volatile.
@@ -30,9 +32,18 @@ public final class PollBudget {
     public static final long PREEMPTED_NANOS = 50_000;
     /** After a preemption, nobody in this JVM polls for this long. */
     public static final long BACKOFF_NANOS = 20_000_000;
+    /** Every this many waits, a poller whose recent waits were long still probes briefly. */
+    public static final int PROBE_EVERY = 16;
+    /** Threads of this JVM that may poll at the same time: half the cores, at least one. */
+    public static final int MAX_POLLERS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+    private static final java.util.concurrent.atomic.AtomicInteger POLLERS = new java.util.concurrent.atomic.AtomicInteger();
+    /** System property {@value}: {@code false} turns polling off (every wait blocks), to measure the choice. */
+    public static final String POLL_PROPERTY = "softcmi.poll";
+    private static final boolean POLL = !"false".equals(System.getProperty(POLL_PROPERTY));
     private static volatile long contendedUntil;
     private final long maxNanos;
     private long averageWait = MIN_NANOS;
+    private int waits;
 
     /**
      * @param maxNanos the largest budget (0: never poll)
@@ -43,13 +54,17 @@ public final class PollBudget {
 
     /** @return nanoseconds to poll before blocking, now */
     public long budget() {
-        if (maxNanos == 0 || System.nanoTime() - contendedUntil < 0) {
+        if (!POLL || maxNanos == 0 || System.nanoTime() - contendedUntil < 0) {
             return 0;
         }
         long b = averageWait * FACTOR;
-        // Waits longer than we would poll: polling would only burn a core, except for a short
-        // probe that notices when replies become fast again.
-        return b > maxNanos ? Math.min(maxNanos, MIN_NANOS) : Math.max(MIN_NANOS, b);
+        if (b <= maxNanos) {
+            return Math.max(MIN_NANOS, b);
+        }
+        // Waits longer than we would poll: polling would only burn a core (with many waiters,
+        // many cores), except for an occasional short probe that notices when replies become
+        // fast again.
+        return ++waits % PROBE_EVERY == 0 ? Math.min(maxNanos, MIN_NANOS) : 0;
     }
 
     /**
@@ -74,6 +89,29 @@ public final class PollBudget {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Asks to poll: at most {@link #MAX_POLLERS} threads of this JVM poll at once, so that
+     * many waiting threads (many contexts, many connections) never fill the cores with spinning.
+     *
+     * @return true if the caller may poll now; it must then call {@link #endPolling()}
+     */
+    public static boolean startPolling() {
+        while (true) {
+            int n = POLLERS.get();
+            if (n >= MAX_POLLERS) {
+                return false;
+            }
+            if (POLLERS.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Ends a poll that {@link #startPolling()} allowed. */
+    public static void endPolling() {
+        POLLERS.decrementAndGet();
     }
 
     /** @return whether pollers in this JVM are backing off because the cores are busy */

@@ -372,16 +372,22 @@ final class RemoteConnection implements AutoCloseable {
             }
             long start = System.nanoTime();
             long limit = budget.budget();
-            long previous = start;
             int n = 0;
-            while (!c.done && n == 0) {
-                long now = System.nanoTime();
-                if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
-                    break;
+            if (limit > 0 && PollBudget.startPolling()) {
+                try {
+                    long previous = start;
+                    while (!c.done && n == 0) {
+                        long now = System.nanoTime();
+                        if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                            break;
+                        }
+                        previous = now;
+                        Thread.onSpinWait();
+                        n = pump();
+                    }
+                } finally {
+                    PollBudget.endPolling();
                 }
-                previous = now;
-                Thread.onSpinWait();
-                n = pump();
             }
             if (c.done || n > 0) {
                 continue;
