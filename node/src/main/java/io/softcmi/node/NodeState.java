@@ -48,7 +48,7 @@ final class NodeState {
         this.address = address;
         this.clusterKey = clusterKey;
         this.memory = new MemoryAccount(config.memoryBytes());
-        this.notifications = new NotificationService(address.toBytes());
+        this.notifications = new NotificationService(address);
     }
 
     long newSessionId() { return nextSessionId++; }

@@ -1,6 +1,9 @@
 package io.softcmi.node;
 
+import io.softcmi.cmi.internal.HandleCodec;
+import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.wire.ControlMessage;
+import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -13,13 +16,37 @@ import java.util.concurrent.ConcurrentHashMap;
  * delivery takes no engine lock: the data path and the control readers call it directly. The
  * engine registers a segment when it is created and unregisters it when it is reclaimed or its
  * creator's session ends; a notification for an unregistered segment is dropped.
+ *
+ * <p>The sender's node: a remote sender's ticket proves only its node id; the full address
+ * (where that node listens) is learnt from the imports other nodes made of this node's segments
+ * (a sender must have imported the segment), and sent as the id alone if not known.
  */
 final class NotificationService {
     private final ConcurrentHashMap<Long, Session.Notifier> creators = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<NodeId, byte[]> addresses = new ConcurrentHashMap<>();
     private final byte[] thisNode;
 
-    NotificationService(byte[] thisNode) {
-        this.thisNode = thisNode.clone();
+    /** A node id as a map key. */
+    private record NodeId(long hi, long lo) {
+        static NodeId of(byte[] id) {
+            ByteBuffer b = ByteBuffer.wrap(id);
+            return new NodeId(b.getLong(0), b.getLong(8));
+        }
+    }
+
+    /** @param thisNode this node's address, the sender of local notifications */
+    NotificationService(NodeAddressImpl thisNode) {
+        this.thisNode = thisNode.toBytes();
+    }
+
+    /** Another node imported one of this node's segments: remember where it is. @param address its address bytes */
+    void learnNode(byte[] address) {
+        try {
+            NodeAddressImpl a = (NodeAddressImpl) HandleCodec.nodeAddress(address);
+            addresses.put(NodeId.of(a.nodeId()), address.clone());
+        } catch (RuntimeException malformed) {
+            // The import itself validated the address; nothing to learn from a bad one.
+        }
     }
 
     /** A segment was created by {@code creator} (called under the engine lock). */
@@ -40,21 +67,28 @@ final class NotificationService {
     }
 
     /**
-     * Queues a notification to the creator of the segment, or drops it if the creator is gone.
+     * The remote path: queues a notification to the creator of the segment, or drops it if the
+     * creator is gone.
      * Never blocks (the creator's {@link SessionWriter} writes it).
      *
      * @param segmentId the segment's id at this node
      * @param offset the offset the sender named
      * @param value the sender's value
-     * @param senderNode address bytes of the sender's node
+     * @param senderNodeId id of the sender's node (what its ticket proves)
      * @return whether the notification was queued for a live creator
      */
-    boolean deliver(long segmentId, long offset, long value, byte[] senderNode) {
+    boolean deliver(long segmentId, long offset, long value, byte[] senderNodeId) {
+        byte[] sender = senderNodeId.length == NodeAddressImpl.ID_LENGTH
+            ? addresses.getOrDefault(NodeId.of(senderNodeId), senderNodeId) : senderNodeId;
+        return send(segmentId, offset, value, sender);
+    }
+
+    private boolean send(long segmentId, long offset, long value, byte[] senderAddress) {
         Session.Notifier creator = creators.get(segmentId);
         if (creator == null) {
             return false;
         }
-        creator.send(new ControlMessage.NotificationNotice(segmentId, offset, value, senderNode));
+        creator.send(new ControlMessage.NotificationNotice(segmentId, offset, value, senderAddress));
         return true;
     }
 
@@ -65,6 +99,6 @@ final class NotificationService {
      * @return whether it was queued
      */
     boolean deliverLocal(ControlMessage.Notify n) {
-        return deliver(n.segId(), n.offset(), n.value(), thisNode);
+        return send(n.segId(), n.offset(), n.value(), thisNode);
     }
 }

@@ -461,7 +461,8 @@ public sealed interface ControlMessage {
      * @param segId the segment's id at this node
      * @param offset offset the sender named
      * @param value the sender's value
-     * @param sender address bytes of the sender's node
+     * @param sender the sender's node address bytes, or only its 16-byte node id if the home does
+     *        not know where that node listens
      */
     record NotificationNotice(long segId, long offset, long value, byte[] sender) implements ControlMessage {
         public MessageType type() { return MessageType.NOTIFICATION_NOTICE; }

@@ -204,16 +204,21 @@ final class ContextImpl implements CmiContext {
                 }
             }
             case ControlMessage.NotificationNotice n -> notifications.deliver(new io.softcmi.cmi.notify.Notification(
-                segments.forEvent(n.segId()), n.offset(), n.value(), nodeOrAny(n.sender())));
+                segments.forEvent(n.segId()), n.offset(), n.value(), senderNode(n.sender())));
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
             default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
         }
     }
 
-    private static NodeAddress nodeOrAny(byte[] bytes) {
+    /**
+     * The sender of a notification: its node's address, or if the home sent only the node id, an
+     * address with that id and no host or port.
+     */
+    private static NodeAddress senderNode(byte[] sender) {
         try {
-            return HandleCodec.nodeAddress(bytes);
+            return sender.length == NodeAddressImpl.ID_LENGTH ? new NodeAddressImpl(sender, "", 0)
+                : HandleCodec.nodeAddress(sender);
         } catch (RuntimeException e) {
             return NodeAddress.ANY;
         }
