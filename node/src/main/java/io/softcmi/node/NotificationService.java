@@ -5,6 +5,8 @@ import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.wire.ControlMessage;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Delivers segment notifications (the notification extension, {@code docs/notifications.md})
@@ -20,8 +22,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The sender's node: a remote sender's ticket proves only its node id; the full address
  * (where that node listens) is learnt from the imports other nodes made of this node's segments
  * (a sender must have imported the segment), and sent as the id alone if not known.
+ *
+ * <p>Back-pressure: a creator's writer closes the session past {@link SessionWriter#MAX_PENDING}
+ * unwritten notices, so a delivery to a creator with more than {@link #HIGH_WATER} waits (parked,
+ * in steps of {@link #BACKOFF_NANOS}, at most {@link #MAX_WAIT_NANOS}) for the writer to catch up.
+ * The wait holds up the sender's connection only (its control reader or data session), which
+ * slows that sender down; a creator that stopped reading altogether still ends as before.
  */
 final class NotificationService {
+    /** Unwritten notices to one creator above which a delivery waits. */
+    static final int HIGH_WATER = SessionWriter.MAX_PENDING / 2;
+    /** One step of that wait. */
+    static final long BACKOFF_NANOS = 50_000;
+    /** Longest that wait. */
+    static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private final ConcurrentHashMap<Long, Session.Notifier> creators = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeId, byte[]> addresses = new ConcurrentHashMap<>();
     private final byte[] thisNode;
@@ -87,6 +101,12 @@ final class NotificationService {
         Session.Notifier creator = creators.get(segmentId);
         if (creator == null) {
             return false;
+        }
+        if (creator.pending() > HIGH_WATER) {
+            long deadline = System.nanoTime() + MAX_WAIT_NANOS;
+            while (creator.pending() > HIGH_WATER && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(BACKOFF_NANOS);
+            }
         }
         creator.send(new ControlMessage.NotificationNotice(segmentId, offset, value, senderAddress));
         return true;
