@@ -149,6 +149,27 @@ abstract class AbstractSingleNodeNotificationTest {
     }
 
     @Test
+    void shouldDeliverAFloodOfNotificationsWithoutDroppingTheCreator() throws Exception {
+        int count = 50_000;
+        ContextThread creator = open("creator");
+        ContextThread sender = open("sender");
+        Created seg = create(creator, PAGE);
+        CmiMapping m = attach(sender, seg.segment().id(), Set.of());
+        sender.run(c -> {
+            for (int i = 0; i < count; i++) {
+                Notifications.notify(m, 0, i);
+            }
+        });
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        for (int i = 0; i < count; i++) {
+            Notification n = inbox.take(WAIT);
+            assertTrue(n != null, "notification " + i + " of " + count + " arrived");
+            assertEquals(i, n.value());
+        }
+        creator.run(c -> assertEquals(PAGE, c.segFromId(seg.segment().id()).size(), "the creator's session is alive"));
+    }
+
+    @Test
     void shouldLetAHandlerNotifyBackFromTheHandlerThread() throws Exception {
         ContextThread a = open("a");
         ContextThread b = open("b");
