@@ -154,7 +154,8 @@ final class DataConnection {
                 long requestId = in.getLong(p + 8);
                 if (op == DataProtocol.OP_PUT) {
                     servePut(p, payload, requestId);
-                } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS) && payload == 0) {
+                } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS || op == DataProtocol.OP_NOTIFY)
+                        && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
                     serveSmall(p, op, requestId);
                 } else {
@@ -217,12 +218,18 @@ final class DataConnection {
             malformed(requestId);
             return;
         }
-        long length = op == DataProtocol.OP_GET ? a : 8;
+        long length = op == DataProtocol.OP_GET ? a : 8; // CAS and NOTIFY: checked as one 8-byte word
         byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
             HomeAccess.accessOf(op), offset, length);
         if (status != DataProtocol.STATUS_OK) {
             stats.errors.increment();
             reply(status, requestId, 0);
+            return;
+        }
+        if (op == DataProtocol.OP_NOTIFY) {
+            access.notifyCreator(segmentId, offset, a, clientNode);
+            stats.request(op, 0);
+            reply(DataProtocol.STATUS_OK, requestId, 0);
             return;
         }
         MemorySegment slice = access.slice(segmentId, offset, length);

@@ -15,6 +15,7 @@ final class DataPathStats {
     final LongAdder gets = new LongAdder();
     final LongAdder puts = new LongAdder();
     final LongAdder cases = new LongAdder();
+    final LongAdder notifies = new LongAdder();
     final LongAdder errors = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
@@ -35,6 +36,7 @@ final class DataPathStats {
                 puts.increment();
                 bytesWritten.add(bytes);
             }
+            case io.softcmi.wire.DataProtocol.OP_NOTIFY -> notifies.increment();
             default -> cases.increment();
         }
     }
@@ -55,6 +57,7 @@ final class DataPathStats {
         m.put("requests_get", gets.sum());
         m.put("requests_put", puts.sum());
         m.put("requests_cas", cases.sum());
+        m.put("requests_notify", notifies.sum());
         m.put("requests_refused", errors.sum());
         m.put("bytes_read", bytesRead.sum());
         m.put("bytes_written", bytesWritten.sum());

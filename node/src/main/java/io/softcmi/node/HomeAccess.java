@@ -29,6 +29,7 @@ final class HomeAccess {
             case DataProtocol.OP_GET -> Access.READ;
             case DataProtocol.OP_PUT -> Access.WRITE;
             case DataProtocol.OP_CAS -> Access.ATOMIC;
+            case DataProtocol.OP_NOTIFY -> Access.WRITE;
             default -> null;
         };
     }
@@ -79,6 +80,14 @@ final class HomeAccess {
     MemorySegment slice(long segmentId, long offset, long length) {
         RemoteTarget target = state.targets.get(segmentId);
         return target == null ? null : target.data.asSlice(offset, length);
+    }
+
+    /**
+     * Notification extension ({@code docs/notifications.md}): hands a notification that passed
+     * {@link #check} (as an 8-byte store) to the segment's creator.
+     */
+    void notifyCreator(long segmentId, long offset, long value, byte[] clientNode) {
+        state.notifications.deliver(segmentId, offset, value, clientNode);
     }
 
     /**

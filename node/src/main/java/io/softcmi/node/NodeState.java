@@ -29,6 +29,8 @@ final class NodeState {
     final ClusterKey clusterKey;
     /** Counters of the remote data path (updated by its I/O loops without the lock). */
     final DataPathStats dataStats = new DataPathStats();
+    /** Creators of segments, for notifications (read without the lock). */
+    final NotificationService notifications;
     private long nextTokenId = 1;
     private long nextSessionId = 1;
     private long nextSegmentId = 1;
@@ -48,6 +50,7 @@ final class NodeState {
         this.address = address;
         this.clusterKey = clusterKey;
         this.memory = new MemoryAccount(config.memoryBytes());
+        this.notifications = new NotificationService(address);
     }
 
     long newSessionId() { return nextSessionId++; }

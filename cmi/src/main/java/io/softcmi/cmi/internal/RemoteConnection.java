@@ -208,6 +208,14 @@ final class RemoteConnection implements AutoCloseable {
         return c;
     }
 
+    /** Notification extension: asks the home to notify the segment's creator. @return status as for get */
+    int notification(long segmentId, TokenImpl token, long offset, long value, long deadline) {
+        Call c = new Call();
+        send(c, DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, null, deadline - System.nanoTime());
+        await(c, deadline);
+        return c.status;
+    }
+
     /**
      * Loads a 1, 2, 4 or 8-byte value (native byte order, as the memory holds it); the bits are
      * in {@link Call#value}, sign-extended from the value's width.
