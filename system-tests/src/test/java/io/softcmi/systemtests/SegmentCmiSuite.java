@@ -295,6 +295,13 @@ abstract class SegmentCmiSuite extends ContextCmiSuite {
         CmiMapping m = ctx.segAt(shared, READ_ONLY);
 
         other.close(); // the creator's context ends, as if its process exited
+        // The node applies the lifetime rules when it sees the session's socket close: soon
+        // after close() returns, not before (architecture.md 3.2). Wait for it, bounded.
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (segmentFile(ids[0]).toFile().exists() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
         assertCmiError(CmiError.INVAL, () -> ctx.segFromId(ids[0]));
         assertFalse(Files.exists(segmentFile(ids[0])), "nothing was attached: reclaimed at once");
         SegStatus st = ctx.segStatus(shared);
