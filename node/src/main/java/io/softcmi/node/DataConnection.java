@@ -72,6 +72,7 @@ final class DataConnection {
      */
     boolean service() throws IOException {
         try {
+            boolean readThisPass = false;
             for (int round = 0; round < 64; round++) {
                 if (!flush()) {
                     key.interestOps(SelectionKey.OP_WRITE);
@@ -96,7 +97,11 @@ final class DataConnection {
                 if (bulkIn != null || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
                     continue;
                 }
+                if (readThisPass) {
+                    break; // level-triggered: the selector reports the socket again if more came
+                }
                 int n = channel.read(in);
+                readThisPass = true;
                 if (n < 0) {
                     return false;
                 }

@@ -41,7 +41,7 @@ final class RemoteConnection implements AutoCloseable {
     /** Status of a HELLO whose ticket the home refused. */
     static final int STATUS_REFUSED = DataProtocol.STATUS_REFUSED & 0xff;
     /** Longest the reader polls before it blocks, when replies come back fast. */
-    static final long MAX_POLL_NANOS = 200_000;
+    static final long MAX_POLL_NANOS = 50_000;
     /** Chunks of a bulk transfer in flight at once. */
     static final int BULK_WINDOW = 4;
     /** Replies with at most this much payload are decoded from the input buffer whole. */
@@ -374,12 +374,17 @@ final class RemoteConnection implements AutoCloseable {
 
     /** Reads replies until {@code c}'s has come: polls for the budget, then blocks in the selector. */
     private void readUntil(Call c, long deadline) throws IOException {
+        boolean first = true;
         while (!c.done) {
-            if (pump() > 0) {
-                continue;
-            }
             long start = System.nanoTime();
             long limit = budget.budget();
+            // Right after sending, a reply cannot be in yet: when not polling, block at once
+            // instead of paying a read that finds nothing.
+            if (!(first && limit == 0) && pump() > 0) {
+                first = false;
+                continue;
+            }
+            first = false;
             int n = 0;
             if (limit > 0 && PollBudget.startPolling()) {
                 try {
