@@ -47,8 +47,10 @@ final class ControlServer implements AutoCloseable {
     private void serve(SocketChannel ch) {
         Session session = null;
         SessionWriter writer = new SessionWriter(ch);
+        // A process's requests come in bursts: poll briefly before parking (PollBudget rules).
+        io.softcmi.cmi.internal.PollingReader in = new io.softcmi.cmi.internal.PollingReader(ch);
         try {
-            Frame first = FrameIO.read(ch);
+            Frame first = FrameIO.read(in);
             if (first == null) {
                 return;
             }
@@ -66,7 +68,7 @@ final class ControlServer implements AutoCloseable {
             session = engine.openSession(hello, peer.user().getName(), writer);
             writer.reply(engine.helloReply(session), first.correlationId());
             while (true) {
-                Frame frame = FrameIO.read(ch);
+                Frame frame = FrameIO.read(in);
                 if (frame == null) {
                     break;
                 }

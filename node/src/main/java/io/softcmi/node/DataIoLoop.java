@@ -68,8 +68,6 @@ final class DataIoLoop implements Runnable {
                     if (ready == 0 && incoming.isEmpty()) {
                         ready = selector.select();
                         stats.blockNanos.add(System.nanoTime() - polled);
-                    } else {
-                        budget.waited(polled - lastWork);
                     }
                 }
                 long workStart = System.nanoTime();
@@ -105,12 +103,14 @@ final class DataIoLoop implements Runnable {
             while (incoming.isEmpty()) {
                 long now = System.nanoTime();
                 if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                    budget.polled(false);
                     return 0;
                 }
                 previous = now;
                 Thread.onSpinWait();
                 int ready = selector.selectNow();
                 if (ready > 0) {
+                    budget.polled(true);
                     return ready;
                 }
             }

@@ -23,28 +23,42 @@ import java.util.function.Consumer;
 /**
  * A process's control connection to its node daemon over the node's Unix-domain socket.
  *
- * <p>Callers on any thread send a request and wait for the reply with the same correlation id;
- * one reader thread completes replies and hands notices (events, shutdown) to a listener in the
- * order the node sent them. The connection's lifetime is the context's: when it closes, for any
- * reason, the node applies the lifetime rules of a process that exited.
+ * <p>Callers on any thread send a request and wait for the reply with the same correlation id.
+ * Reading is leader/follower: a caller that finds the connection free to read reads itself,
+ * polling the socket for a {@link PollBudget} (a reply usually comes within microseconds), and
+ * so pays no thread wake-up; frames that arrive while no caller reads (notices, or a reply
+ * whose caller stopped polling) are read by a background reader thread blocked in a selector.
+ * Whoever reads completes replies and hands notices (events, shutdown) to the listener, all in
+ * the order the node sent them. The connection's lifetime is the context's: when it closes, for
+ * any reason, the node applies the lifetime rules of a process that exited.
  */
 public final class NodeChannel implements AutoCloseable {
     /** Name of the control socket in a node directory. */
     public static final String SOCKET_NAME = "cmid.sock";
     private static final long REPLY_TIMEOUT_SECONDS = 60;
-    private static final long SPIN_NANOS = 50_000;
+    /** Longest a caller polls for its reply. */
+    private static final long MAX_POLL_NANOS = 50_000;
 
     private final SocketChannel channel;
     private final Object writeLock = new Object();
     private final AtomicLong nextCorrelationId = new AtomicLong();
     private final Map<Long, CompletableFuture<ControlMessage>> pending = new ConcurrentHashMap<>();
     private final Thread reader;
+    private final java.nio.channels.Selector selector;
+    private final java.util.concurrent.locks.ReentrantLock readLock = new java.util.concurrent.locks.ReentrantLock();
+    /** Guarded by {@link #readLock}. */
+    private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
+    /** Guarded by {@link #readLock}. */
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     private volatile Consumer<ControlMessage> noticeListener = m -> { };
     private volatile Runnable closeListener = () -> { };
     private volatile String closedReason;
 
-    private NodeChannel(SocketChannel channel) {
+    private NodeChannel(SocketChannel channel) throws IOException {
         this.channel = channel;
+        channel.configureBlocking(false);
+        this.selector = java.nio.channels.Selector.open();
+        channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
         this.reader = Thread.ofPlatform().daemon().name("softcmi-node-reader").unstarted(this::readLoop);
     }
 
@@ -120,7 +134,7 @@ public final class NodeChannel implements AutoCloseable {
         Frame frame = MessageType.toFrame(message, 0);
         try {
             synchronized (writeLock) {
-                FrameIO.write(channel, frame);
+                write(frame);
             }
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
@@ -137,13 +151,9 @@ public final class NodeChannel implements AutoCloseable {
         try {
             Frame frame = MessageType.toFrame(request, id);
             synchronized (writeLock) {
-                FrameIO.write(channel, frame);
+                write(frame);
             }
-            // Poll briefly before parking: waking a parked thread costs ~100 us on small VMs.
-            long spinUntil = System.nanoTime() + SPIN_NANOS;
-            while (!reply.isDone() && System.nanoTime() < spinUntil) {
-                Thread.onSpinWait();
-            }
+            pollForReply(reply);
             return reply.get(REPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
@@ -159,26 +169,90 @@ public final class NodeChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Reads frames itself while its reply is likely to come soon (the caller is the leader), so
+     * the reply costs no wake-up of the reader thread.
+     */
+    private void pollForReply(CompletableFuture<ControlMessage> reply) throws IOException {
+        if (!readLock.tryLock()) {
+            return; // someone else reads; the reply reaches us through the future
+        }
+        try {
+            long limit = budget.budget();
+            if (limit == 0 || !PollBudget.startPolling()) {
+                return;
+            }
+            try {
+                long start = System.nanoTime();
+                long previous = start;
+                while (!reply.isDone()) {
+                    if (frames.fill(channel) > 0) {
+                        dispatchAvailable();
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                        break;
+                    }
+                    previous = now;
+                    Thread.onSpinWait();
+                }
+                budget.polled(reply.isDone());
+            } finally {
+                PollBudget.endPolling();
+            }
+        } catch (WireFormatException e) {
+            throw new IOException(e.getMessage(), e);
+        } finally {
+            readLock.unlock();
+            selector.wakeup(); // the background reader may have data to read that we left
+        }
+    }
+
+    /** Writes a whole frame on the non-blocking socket; callers hold {@link #writeLock}. */
+    private void write(Frame frame) throws IOException {
+        java.nio.ByteBuffer buf = FrameIO.encode(frame);
+        while (buf.hasRemaining()) {
+            if (channel.write(buf) == 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000); // the node is reading a large frame
+            }
+        }
+    }
+
+    /** Hands every complete frame read so far to its caller or the notice listener. Under {@link #readLock}. */
+    private void dispatchAvailable() {
+        Frame frame;
+        while ((frame = frames.next()) != null) {
+            ControlMessage message = MessageType.decode(frame);
+            if (frame.correlationId() == 0) {
+                noticeListener.accept(message);
+            } else {
+                CompletableFuture<ControlMessage> f = pending.get(frame.correlationId());
+                if (f != null) {
+                    f.complete(message);
+                }
+            }
+        }
+    }
+
+    /** The background reader: reads what arrives while no caller polls. */
     private void readLoop() {
         String reason = "node closed the connection";
         try {
-            while (true) {
-                Frame frame = FrameIO.read(channel);
-                if (frame == null) {
-                    break;
-                }
-                ControlMessage message = MessageType.decode(frame);
-                if (frame.correlationId() == 0) {
-                    noticeListener.accept(message);
-                } else {
-                    CompletableFuture<ControlMessage> f = pending.get(frame.correlationId());
-                    if (f != null) {
-                        f.complete(message);
+            while (channel.isOpen()) {
+                selector.select();
+                selector.selectedKeys().clear();
+                readLock.lock(); // waits while a caller polls
+                try {
+                    while (frames.fill(channel) > 0) {
+                        dispatchAvailable();
                     }
+                } finally {
+                    readLock.unlock();
                 }
             }
-        } catch (IOException | WireFormatException e) {
-            reason = e.getMessage();
+        } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
+            reason = e.getMessage() == null ? "node closed the connection" : e.getMessage();
         } finally {
             closedReason = reason;
             IOException cause = new IOException(reason);
@@ -204,6 +278,11 @@ public final class NodeChannel implements AutoCloseable {
             channel.close();
         } catch (IOException ignored) {
             // Closing a Unix socket whose peer is gone cannot fail in a way the caller can act on.
+        }
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // Closing anyway.
         }
     }
 }

@@ -1,79 +1,74 @@
 package io.softcmi.cmi.internal;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * How long a thread that waits for network input may poll before it blocks: the waiting
- * strategy of both ends of the remote data path ({@code docs/architecture.md}, "Waiting").
+ * strategy of the remote data path and the control path ({@code docs/architecture.md} 7.5).
  *
  * <p>Polling pays only when the awaited bytes are likely to arrive soon and a core is free to
- * poll on: waking a parked thread costs 60-130 us on an idle small VM, a loopback round trip
- * about 10 us, but on a machine whose cores are all busy a spinner steals the time of the
- * threads doing the work (and of the peer that is to answer), while a blocked reader is woken by
- * preemption in about 15 us. So:
+ * poll on: waking a parked thread costs 60-130 us on an idle small VM against a 10 us loopback
+ * round trip, but on a machine whose cores are all busy a spinner steals the time of the threads
+ * doing the work (and of the peer that is to answer), while a blocked reader is woken by
+ * preemption in about 15 us. So, like adaptive spinning in a lock:
  * <ul>
- *   <li>the budget follows the recent waits: a moving average of how long the last waits that
- *       ended with data took, times {@link #FACTOR}, when that is within the configured
- *       maximum; when recent waits were longer than that, only a short probe of
- *       {@link #MIN_NANOS} (so the budget grows again once replies come fast);</li>
- *   <li>a poll loop that sees a gap of {@link #PREEMPTED_NANOS} between two of its iterations
- *       was descheduled: every core is busy. It stops at once and, JVM-wide, nobody polls for
- *       the next {@link #BACKOFF_NANOS}: threads block and are woken by the kernel instead.</li>
- *   <li>at most {@link #MAX_POLLERS} threads of a JVM poll at once ({@link #startPolling()}):
- *       with many waiters, the others block at once.</li>
+ *   <li><b>only while polling has been paying</b>: each waiter keeps a moving rate of its polls
+ *       that saw data within the budget. While at least half did, it polls for the full
+ *       budget; otherwise it blocks at once, except for one probe every {@link #PROBE_EVERY}
+ *       waits that notices when replies become fast again;</li>
+ *   <li><b>only while cores are free</b>: a poll loop that sees a gap of
+ *       {@link #PREEMPTED_NANOS} between two of its iterations was descheduled, so every core is
+ *       busy: it stops, and nobody in this JVM polls for the next {@link #BACKOFF_NANOS};</li>
+ *   <li><b>never many at once</b>: at most {@link #MAX_POLLERS} threads of a JVM poll at the
+ *       same time ({@link #startPolling()}); every other waiter blocks at once.</li>
  * </ul>
- * Not thread-safe: one instance per waiting role (a connection's reader, an I/O loop), except
- * the JVM-wide contention flag, which is a plain volatile.
+ * Not thread-safe: one instance per waiting role (a connection's reader, an I/O loop).
  */
 public final class PollBudget {
-    /** The budget is this many times the recent average wait. */
-    public static final int FACTOR = 4;
-    /** Smallest budget, so that a cold connection still polls for a first reply. */
-    public static final long MIN_NANOS = 20_000;
+    /** Every this many waits, a waiter whose polls have not been paying probes once. */
+    public static final int PROBE_EVERY = 16;
+    /** Threads of this JVM that may poll at the same time: half the cores, at least one. */
+    public static final int MAX_POLLERS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     /** A gap between two poll iterations this long means the poller was descheduled. */
     public static final long PREEMPTED_NANOS = 50_000;
     /** After a preemption, nobody in this JVM polls for this long. */
     public static final long BACKOFF_NANOS = 20_000_000;
-    /** Every this many waits, a poller whose recent waits were long still probes briefly. */
-    public static final int PROBE_EVERY = 16;
-    /** Threads of this JVM that may poll at the same time: half the cores, at least one. */
-    public static final int MAX_POLLERS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
-    private static final java.util.concurrent.atomic.AtomicInteger POLLERS = new java.util.concurrent.atomic.AtomicInteger();
     /** System property {@value}: {@code false} turns polling off (every wait blocks), to measure the choice. */
     public static final String POLL_PROPERTY = "softcmi.poll";
     private static final boolean POLL = !"false".equals(System.getProperty(POLL_PROPERTY));
+    private static final AtomicInteger POLLERS = new AtomicInteger();
+    /** Fixed-point one for {@link #hitRate}. */
+    private static final int ONE = 1 << 16;
     private static volatile long contendedUntil;
     private final long maxNanos;
-    private long averageWait = MIN_NANOS;
+    private int hitRate = ONE;
     private int waits;
 
     /**
-     * @param maxNanos the largest budget (0: never poll)
+     * @param maxNanos the longest a waiter polls (0: never poll)
      */
     public PollBudget(long maxNanos) {
         this.maxNanos = maxNanos;
     }
 
-    /** @return nanoseconds to poll before blocking, now */
+    /** @return nanoseconds to poll before blocking, now; 0 to block at once */
     public long budget() {
         if (!POLL || maxNanos == 0 || System.nanoTime() - contendedUntil < 0) {
             return 0;
         }
-        long b = averageWait * FACTOR;
-        if (b <= maxNanos) {
-            return Math.max(MIN_NANOS, b);
+        if (hitRate >= ONE / 2 || ++waits % PROBE_EVERY == 0) {
+            return maxNanos;
         }
-        // Waits longer than we would poll: polling would only burn a core (with many waiters,
-        // many cores), except for an occasional short probe that notices when replies become
-        // fast again.
-        return ++waits % PROBE_EVERY == 0 ? Math.min(maxNanos, MIN_NANOS) : 0;
+        return 0;
     }
 
     /**
-     * Records a wait that ended with data.
+     * Records how a poll ended.
      *
-     * @param nanos how long it took
+     * @param hit whether data came within the budget
      */
-    public void waited(long nanos) {
-        averageWait += (Math.min(nanos, 10 * maxNanos + MIN_NANOS) - averageWait) >> 3;
+    public void polled(boolean hit) {
+        hitRate += ((hit ? ONE : 0) - hitRate) >> 3;
     }
 
     /**

@@ -73,7 +73,6 @@ final class RemoteConnection implements AutoCloseable {
      */
     static final class Call {
         final Thread waiter = Thread.currentThread();
-        final long sentAt = System.nanoTime();
         long id;
         /** Where a read's payload goes, or null for a typed load (then {@link #width} bytes into value). */
         MemorySegment dst;
@@ -398,6 +397,7 @@ final class RemoteConnection implements AutoCloseable {
                         Thread.onSpinWait();
                         n = pump();
                     }
+                    budget.polled(c.done || n > 0);
                 } finally {
                     PollBudget.endPolling();
                 }
@@ -412,7 +412,6 @@ final class RemoteConnection implements AutoCloseable {
             selector.select(Math.max(1, left / 1_000_000));
             selector.selectedKeys().clear();
         }
-        budget.waited(System.nanoTime() - c.sentAt);
     }
 
     /**
