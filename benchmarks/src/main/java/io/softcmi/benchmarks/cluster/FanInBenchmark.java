@@ -31,13 +31,15 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>fan-in</b>: aggregate throughput and p50/p99 for 1..64 concurrent contexts, each on its
  *       own thread, in one client process or spread over several, against the classic blocking
  *       thread-per-connection echo server with the same number of client threads and processes;</li>
+ *   <li><b>threads</b>: one context whose N threads read at once, pipelined on the context's one
+ *       connection, or with one connection per thread ({@code softcmi.data.connectionPerThread});</li>
  *   <li><b>busy</b>: one client while a separate process keeps one compute thread per core
  *       busy, against raw polling and raw blocking ping-pong under the same load.</li>
  * </ul>
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.FanInBenchmark \
- *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy] [--io-threads N] [--csv FILE] [--png FILE]
+ *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy | --threads] [--io-threads N] [--csv FILE] [--png FILE]
  * </pre>
  */
 public final class FanInBenchmark {
@@ -59,6 +61,7 @@ public final class FanInBenchmark {
         int[] procs = {1, 4};
         double seconds = 2;
         boolean busy = false;
+        boolean threads = false;
         Path csv = null;
         Path png = null;
         String ioThreads = "0";
@@ -68,6 +71,7 @@ public final class FanInBenchmark {
                 case "--procs" -> procs = ints(args[++i]);
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
                 case "--busy" -> busy = true;
+                case "--threads" -> threads = true;
                 case "--csv" -> csv = Path.of(args[++i]);
                 case "--png" -> png = Path.of(args[++i]);
                 case "--io-threads" -> ioThreads = args[++i];
@@ -102,7 +106,18 @@ public final class FanInBenchmark {
                 Runtime.getRuntime().availableProcessors(), seconds);
             System.out.printf(Locale.ROOT, "%-28s %8s %6s %12s %10s %10s%n", "system", "contexts", "procs", "ops/s", "p50 us",
                 "p99 us");
-            if (busy) {
+            if (threads) {
+                // One context, many threads: pipelined on one connection, or one connection per thread.
+                for (int c : contexts) {
+                    points.add(print(run("one context, pipelined", dir, c, 1, durationMs, "cmishared", node2,
+                        handleFile.toString())));
+                    System.setProperty("fanin.worker.props", "-Dsoftcmi.data.connectionPerThread=true");
+                    points.add(print(run("one context, conn per thread", dir, c, 1, durationMs, "cmishared", node2,
+                        handleFile.toString())));
+                    System.clearProperty("fanin.worker.props");
+                    points.add(print(run("raw TCP blocking server", dir, c, 1, durationMs, "raw", Integer.toString(rawPort))));
+                }
+            } else if (busy) {
                 Process burner = start(l -> l.startsWith("BURNING"), Burner.class.getName());
                 try {
                     Thread.sleep(500);
@@ -229,6 +244,10 @@ public final class FanInBenchmark {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.poll=" + System.getProperty("softcmi.poll", "true"),
             "-cp", System.getProperty("java.class.path")));
+        String extra = System.getProperty("fanin.worker.props");
+        if (extra != null && mainAndArgs[0].equals(FanInWorker.class.getName())) {
+            cmd.add(1, extra);
+        }
         cmd.addAll(List.of(mainAndArgs));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));

@@ -26,7 +26,8 @@ import java.util.concurrent.CountDownLatch;
  * for the duration, sampling latencies. Writes "ops" and the sampled latencies (ns) to a file.
  *
  * <pre>
- * FanInWorker cmi NODE_DIR HANDLE_FILE THREADS GO_FILE DURATION_MS OUT
+ * FanInWorker cmi NODE_DIR HANDLE_FILE THREADS GO_FILE DURATION_MS OUT      (a context per thread)
+ * FanInWorker cmishared NODE_DIR HANDLE_FILE THREADS GO_FILE DURATION_MS OUT (one context, THREADS threads)
  * FanInWorker raw PORT THREADS GO_FILE DURATION_MS OUT      (blocking ping-pong, 72-byte request, 32-byte reply)
  * FanInWorker rawpoll PORT THREADS GO_FILE DURATION_MS OUT  (the same, polling non-blocking sockets)
  * </pre>
@@ -47,7 +48,8 @@ public final class FanInWorker {
      * @throws Exception on set-up failure
      */
     public static void main(String[] args) throws Exception {
-        boolean cmi = args[0].equals("cmi");
+        boolean cmi = args[0].startsWith("cmi");
+        boolean shared = args[0].equals("cmishared");
         int i = 1;
         String target = args[i++];
         Path handleFile = cmi ? Path.of(args[i++]) : null;
@@ -59,11 +61,13 @@ public final class FanInWorker {
         long[] ops = new long[threads];
         List<Thread> all = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(threads);
+        SharedContext sharedContext = shared ? new SharedContext(target, handleFile) : null;
         for (int t = 0; t < threads; t++) {
             int id = t;
             all.add(Thread.ofPlatform().start(() -> {
                 try {
-                    Reader r = cmi ? cmiReader(target, handleFile) : rawReader(Integer.parseInt(target), args[0].equals("rawpoll"));
+                    Reader r = shared ? sharedContext.reader() : cmi ? cmiReader(target, handleFile)
+                        : rawReader(Integer.parseInt(target), args[0].equals("rawpoll"));
                     ready.countDown();
                     long[] s = new long[SAMPLES_PER_THREAD];
                     int n = 0;
@@ -152,6 +156,45 @@ public final class FanInWorker {
                 c.fini();
             }
         };
+    }
+
+    /** One context whose threads all read through one mapping (pipelined on one connection per home). */
+    private static final class SharedContext {
+        private final CmiContext context;
+        private final CmiMapping mapping;
+
+        SharedContext(String nodeDir, Path handleFile) throws IOException {
+            System.setProperty("softcmi.node", nodeDir);
+            context = Cmi.init(new CmiVersion(1, 1));
+            List<String> lines = Files.readAllLines(handleFile);
+            CmiSegment p = context.segImp(RemoteSegmentHandle.fromBytes(java.util.HexFormat.of().parseHex(lines.get(0))));
+            context.segSetToken(p, CmiToken.fromBytes(java.util.HexFormat.of().parseHex(lines.get(1))));
+            mapping = context.segAt(p, Set.of());
+        }
+
+        Reader reader() {
+            synchronized (this) {
+                if (Thread.currentThread() != null) {
+                    try {
+                        context.iniTh();
+                    } catch (io.softcmi.cmi.CmiException alreadyBound) {
+                        // the thread that made the context is associated already
+                    }
+                }
+            }
+            context.enable(true);
+            return new Reader() {
+                @Override
+                public void read(long i) {
+                    mapping.getLong((i & 63) * 8);
+                }
+
+                @Override
+                public void close() {
+                    context.fini();
+                }
+            };
+        }
     }
 
     private static Reader rawReader(int port, boolean polling) throws IOException {
