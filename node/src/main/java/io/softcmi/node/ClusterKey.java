@@ -4,12 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The cluster key daemons share ({@code --cluster-key FILE}) and what is built on it: the peer
@@ -67,17 +65,7 @@ final class ClusterKey {
     }
 
     byte[] mac(String purpose, byte[]... parts) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update(purpose.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            for (byte[] p : parts) {
-                mac.update(p);
-            }
-            return mac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return io.softcmi.cmi.internal.TicketProof.hmac(key, purpose, parts);
     }
 
     boolean verify(byte[] expectedMac, String purpose, byte[]... parts) {
@@ -90,6 +78,18 @@ final class ClusterKey {
         byte[] body = Arrays.copyOf(b.array(), 32);
         b.put(mac("ticket", body));
         return b.array();
+    }
+
+    /**
+     * The session key that goes with a ticket: the daemon that issued the ticket hands it to its
+     * process beside the ticket, and any daemon with the cluster key derives it again to check
+     * the process's proof ({@link io.softcmi.cmi.internal.TicketProof}).
+     *
+     * @param ticket a ticket
+     * @return its session key
+     */
+    byte[] sessionKey(byte[] ticket) {
+        return mac("session-key", Arrays.copyOf(ticket, 32));
     }
 
     /**

@@ -6,10 +6,12 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import io.softcmi.cmi.internal.TicketProof;
 
 /**
- * The first request of a data connection: a HELLO with the protocol version and the process's
- * node ticket. Read in blocking mode on the accepting virtual thread (an unauthenticated
+ * The first requests of a data connection: a HELLO with the protocol version and the process's
+ * node ticket, then, answering a nonce, the proof that the process holds the ticket's session
+ * key ({@link TicketProof}). Read in blocking mode on the accepting virtual thread (an unauthenticated
  * connection costs no CPU and no I/O loop's time) and within a deadline; only a connection that
  * passes is handed to the {@link DataServer}.
  */
@@ -72,6 +74,32 @@ final class DataHandshake {
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
             }
+            // Bound to the session: the process must prove the key its daemon gave it with the ticket.
+            byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
+            state.random.nextBytes(nonce);
+            reply(channel, DataProtocol.STATUS_CHALLENGE, requestId, 0, nonce);
+            in.clear().limit(DataProtocol.REQUEST_HEADER);
+            if (!read(channel, in)) {
+                return null;
+            }
+            payload = DataProtocol.requestPayload(in.getInt(0));
+            requestId = in.getLong(8);
+            if (in.get(4) != DataProtocol.OP_PROOF || payload != DataProtocol.PROOF_LENGTH) {
+                return null;
+            }
+            in.limit(DataProtocol.REQUEST_HEADER + payload);
+            if (!read(channel, in)) {
+                return null;
+            }
+            byte[] proof = new byte[payload];
+            in.get(DataProtocol.REQUEST_HEADER, proof);
+            if (!TicketProof.verify(state.clusterKey.sessionKey(ticket), nonce, proof)) {
+                LOG.log(Level.WARNING, "refused a data connection from {0}: it holds a valid ticket but not its session key",
+                    channel.socket().getRemoteSocketAddress());
+                stats.refusedHellos.increment();
+                reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
+                return null;
+            }
             reply(channel, DataProtocol.STATUS_OK, requestId, DataProtocol.VERSION);
             return clientNode;
         } catch (IOException | WireFormatException e) {
@@ -91,8 +119,14 @@ final class DataHandshake {
     }
 
     private static void reply(SocketChannel channel, byte status, long requestId, long value) throws IOException {
+        reply(channel, status, requestId, value, new byte[0]);
+    }
+
+    private static void reply(SocketChannel channel, byte status, long requestId, long value, byte[] payload)
+            throws IOException {
         ByteBuffer out = DataProtocol.newBuffer();
-        DataProtocol.writeReply(out, status, requestId, value, 0);
+        DataProtocol.writeReply(out, status, requestId, value, payload.length);
+        out.put(payload);
         out.flip();
         while (out.hasRemaining()) {
             channel.write(out);

@@ -133,8 +133,14 @@ public final class NodeEngine {
             case ControlMessage.TokNew r -> tokens.tokNew(s, r);
             case ControlMessage.TokDel r -> tokens.tokDel(s, r);
             case ControlMessage.SegSetToken r -> imports.setToken(s, r);
-            case ControlMessage.TicketRequest r ->
-                new ControlMessage.BytesValue(state.clusterKey.issueTicket(state.address.nodeId(), s.id));
+            case ControlMessage.TicketRequest r -> {
+                // The ticket, then its session key: the process proves the key to every home.
+                byte[] ticket = state.clusterKey.issueTicket(state.address.nodeId(), s.id);
+                byte[] key = state.clusterKey.sessionKey(ticket);
+                byte[] both = java.util.Arrays.copyOf(ticket, ticket.length + key.length);
+                System.arraycopy(key, 0, both, ticket.length, key.length);
+                yield new ControlMessage.BytesValue(both);
+            }
             case ControlMessage.SegBreak r -> segments.setBreak(s, r);
             case ControlMessage.SegExport r -> segments.export(s, r);
             case ControlMessage.RsegDelete r -> segments.deleteHandle(s, r);

@@ -284,7 +284,7 @@ class DataPathFuzzTest {
             Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE};
         Random random = new Random(0xA17EL);
         List<String> sessionsLost = new ArrayList<>();
-        RawDataClient raw = RawDataClient.open(portA, ticket);
+        RawDataClient raw = RawDataClient.open(portA, ticket, cluster.clusterKey());
         try {
             for (int round = 0; round < 400; round++) {
                 byte op = (byte) (round % 8 == 7 ? random.nextInt(256) : DataProtocol.OP_GET + random.nextInt(3));
@@ -297,7 +297,7 @@ class DataPathFuzzTest {
                     // Go on, to find every such request, and fail at the end.
                     sessionsLost.add(what);
                     raw.close();
-                    raw = RawDataClient.open(portA, ticket);
+                    raw = RawDataClient.open(portA, ticket, cluster.clusterKey());
                     continue;
                 }
                 boolean inRange = switch (op) {
@@ -316,7 +316,7 @@ class DataPathFuzzTest {
                 if (r.status() == MALFORMED) {
                     assertTrue(raw.closedByHome(), what + ": the session goes on after a malformed request");
                     raw.close();
-                    raw = RawDataClient.open(portA, ticket);
+                    raw = RawDataClient.open(portA, ticket, cluster.clusterKey());
                 }
             }
         } finally {

@@ -187,7 +187,7 @@ class PeerTrustTest {
     }
 
     @Test
-    void shouldRefuseDataSessionsWithForgedExpiredOrMalformedTickets() throws IOException {
+    void shouldRefuseDataSessionsWithForgedExpiredOrMalformedTicketsOrWithoutTheSessionKey() throws IOException {
         int port = ClusterNodes.port(nodeA);
         byte[] nodeIdB = ClusterNodes.nodeId(nodeB);
         byte[] otherKey = new byte[32];
@@ -220,8 +220,17 @@ class PeerTrustTest {
             }
         }
         try (RawDataClient raw = RawDataClient.connect(port, (byte) 'D')) {
-            assertEquals(DataProtocol.STATUS_OK, raw.hello(valid).status());
+            RawDataClient.Reply challenge = raw.hello(valid);
+            assertEquals(DataProtocol.STATUS_CHALLENGE & 0xff, challenge.status(), "a valid ticket is challenged");
+            assertEquals(DataProtocol.NONCE_LENGTH, challenge.payload().length);
+            RawDataClient.Reply stolen = raw.proof(new byte[DataProtocol.PROOF_LENGTH]);
+            assertEquals(DataProtocol.STATUS_REFUSED & 0xff, stolen.status(), "a ticket without its session key opens nothing");
+            assertTrue(raw.closedByHome(), "the home closes the connection after a failed proof");
         }
+        try (RawDataClient raw = RawDataClient.connect(port, (byte) 'D')) {
+            assertEquals(DataProtocol.STATUS_OK, raw.helloWithProof(valid, cluster.clusterKey()).status());
+        }
+        ClusterNodes.awaitLog(nodeA, "holds a valid ticket but not its session key", Duration.ofSeconds(10));
         ClusterNodes.awaitLog(nodeA, "refused a data connection", Duration.ofSeconds(10));
     }
 
@@ -238,8 +247,8 @@ class PeerTrustTest {
         int port = ClusterNodes.port(nodeA);
         Path key = cluster.clusterKey();
 
-        try (RawDataClient asB = RawDataClient.open(port, RawDataClient.validTicket(key, ClusterNodes.nodeId(nodeB)));
-                RawDataClient asC = RawDataClient.open(port, RawDataClient.validTicket(key, ClusterNodes.nodeId(nodeC)))) {
+        try (RawDataClient asB = RawDataClient.open(port, RawDataClient.validTicket(key, ClusterNodes.nodeId(nodeB)), key);
+                RawDataClient asC = RawDataClient.open(port, RawDataClient.validTicket(key, ClusterNodes.nodeId(nodeC)), key)) {
             RawDataClient.Reply fromB = asB.request(DataProtocol.OP_GET, home, forB, 0, 8, 0, new byte[0]);
             assertEquals(0, fromB.status());
             assertEquals(0x0123456789ABCDEFL, ByteBuffer.wrap(fromB.payload()).order(ByteOrder.nativeOrder()).getLong());

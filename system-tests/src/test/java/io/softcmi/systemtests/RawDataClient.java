@@ -1,6 +1,7 @@
 package io.softcmi.systemtests;
 
 import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.internal.TicketProof;
 import io.softcmi.cmi.internal.TokenImpl;
 import io.softcmi.wire.DataProtocol;
 
@@ -79,17 +80,48 @@ final class RawDataClient implements AutoCloseable {
      *
      * @param port the daemon's port
      * @param ticket the node ticket
-     * @return the client and the HELLO's reply
+     * @param keyFile the cluster key file (for the proof of the session key)
+     * @return the client, its session open
      * @throws IOException if the connection fails
      */
-    static RawDataClient open(int port, byte[] ticket) throws IOException {
+    static RawDataClient open(int port, byte[] ticket, Path keyFile) throws IOException {
         RawDataClient c = connect(port, (byte) 'D');
-        Reply r = c.hello(ticket);
+        Reply r = c.helloWithProof(ticket, keyFile);
         if (r == null || r.status != DataProtocol.STATUS_OK) {
             c.close();
             throw new AssertionError("the home refused a valid ticket: " + r);
         }
         return c;
+    }
+
+    /**
+     * Opens a data session the way a process does: HELLO with the ticket, then the proof of the
+     * ticket's session key (derived from the cluster key, as the issuing daemon does) for the
+     * home's nonce.
+     *
+     * @param ticket the node ticket
+     * @param keyFile the cluster key file the session key derives from
+     * @return the reply to the proof (or to the HELLO, if that was not a challenge)
+     * @throws IOException if the connection fails
+     */
+    Reply helloWithProof(byte[] ticket, Path keyFile) throws IOException {
+        Reply challenge = hello(ticket);
+        if (challenge == null || challenge.status() != (DataProtocol.STATUS_CHALLENGE & 0xff)) {
+            return challenge;
+        }
+        byte[] sessionKey = TicketProof.hmac(Files.readAllBytes(keyFile), "session-key", Arrays.copyOf(ticket, 32));
+        return proof(TicketProof.proof(sessionKey, challenge.payload()));
+    }
+
+    /**
+     * Sends an {@code OP_PROOF}.
+     *
+     * @param proof the proof bytes
+     * @return the reply, or null if the home closed the connection instead
+     * @throws IOException if the connection fails otherwise
+     */
+    Reply proof(byte[] proof) throws IOException {
+        return request(DataProtocol.OP_PROOF, 0, 0, 0, 0, 0, 0, 0, proof);
     }
 
     /**

@@ -36,6 +36,11 @@ import java.nio.ByteBuffer;
  *  24  ...   payload: GET data
  * </pre>
  *
+ * <p>Opening a connection takes two round trips: HELLO (version, ticket) is answered with
+ * {@link #STATUS_CHALLENGE} and a nonce; {@link #OP_PROOF} proves the session key that the
+ * client's own daemon gave it with the ticket, so a ticket seen on the wire is useless without
+ * that key. Then {@link #STATUS_OK}.
+ *
  * <p>Status codes are fixed numbers on the wire, never enum ordinals: the access errors keep
  * their codes when the Java enum changes. A HELLO whose version the home does not speak gets
  * {@link #STATUS_VERSION} with the home's version in {@code value}; a HELLO with a ticket the
@@ -68,8 +73,22 @@ public final class DataProtocol {
     public static final byte STATUS_MALFORMED = (byte) 255;
     /** Reply status to HELLO: the home does not speak the client's protocol version. */
     public static final byte STATUS_VERSION = (byte) 254;
-    /** Reply status to HELLO: the ticket is not valid here (expired, other cluster key, ended session). */
+    /** Reply status to HELLO: the ticket is not valid here (expired, other cluster key), or its proof failed. */
     public static final byte STATUS_REFUSED = (byte) 253;
+    /**
+     * Reply status to a HELLO with a valid ticket: prove that you hold the ticket's session key.
+     * The reply's payload is a 16-byte nonce; the client answers with {@link #OP_PROOF}.
+     */
+    public static final byte STATUS_CHALLENGE = (byte) 252;
+    /**
+     * The second request of a connection, answering {@link #STATUS_CHALLENGE}: payload is
+     * HMAC-SHA256(session key, "data-proof" | nonce), 32 bytes. Only valid during the handshake.
+     */
+    public static final byte OP_PROOF = 6;
+    /** Bytes of a HELLO challenge's nonce. */
+    public static final int NONCE_LENGTH = 16;
+    /** Bytes of an {@link #OP_PROOF} payload. */
+    public static final int PROOF_LENGTH = 32;
     /** Access error {@code CMI_ERROR_ENABLE}. */
     public static final byte STATUS_ENABLE = 1;
     /** Access error {@code CMI_ERROR_TOKEN}. */
@@ -88,8 +107,11 @@ public final class DataProtocol {
     public static final byte STATUS_NOPAGE = 8;
     /** Access error {@code CMI_ERROR_CONSIST}. */
     public static final byte STATUS_CONSIST = 9;
-    /** The data protocol version this build speaks (sent in HELLO). Version 1 had no version field. */
-    public static final int VERSION = 2;
+    /**
+     * The data protocol version this build speaks (sent in HELLO). Version 1 had no version
+     * field; version 2 had no challenge after the HELLO.
+     */
+    public static final int VERSION = 3;
 
     private DataProtocol() {
     }

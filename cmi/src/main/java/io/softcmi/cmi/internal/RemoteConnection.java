@@ -94,7 +94,7 @@ final class RemoteConnection implements AutoCloseable {
      * Connects to a home and says HELLO.
      *
      * @param home the home node
-     * @param ticket this process's node ticket
+     * @param ticket this process's node ticket followed by its session key
      * @param timeoutNanos deadline for connecting and the HELLO's reply
      * @return the connection
      * @throws TicketRefusedException if the home refused the ticket
@@ -112,9 +112,19 @@ final class RemoteConnection implements AutoCloseable {
             sel = Selector.open();
             ch.register(sel, SelectionKey.OP_READ);
             RemoteConnection c = new RemoteConnection(ch, sel);
+            long deadline = System.nanoTime() + timeoutNanos;
             Call hello = new Call();
-            c.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, ticket, timeoutNanos);
-            c.await(hello, System.nanoTime() + timeoutNanos);
+            byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
+            hello.dst = MemorySegment.ofArray(nonce);
+            hello.width = nonce.length;
+            c.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), timeoutNanos);
+            c.await(hello, deadline);
+            if (hello.status == (DataProtocol.STATUS_CHALLENGE & 0xff)) {
+                hello = new Call();
+                c.send(hello, DataProtocol.OP_PROOF, 0, null, 0, 0, 0,
+                    TicketProof.proof(TicketProof.sessionKey(ticket), nonce), deadline - System.nanoTime());
+                c.await(hello, deadline);
+            }
             if (hello.status == STATUS_REFUSED) {
                 throw new TicketRefusedException("home node " + home + " refused this node's ticket");
             }
@@ -334,7 +344,11 @@ final class RemoteConnection implements AutoCloseable {
 
     /** Waits until {@code c} is done, reading for everyone while it holds the reader role. */
     void await(Call c, long deadline) {
+        // An interrupt would make every park and select return at once: wait with it cleared
+        // (the deadline still bounds the wait) and set it again for the caller.
+        boolean interrupted = Thread.interrupted();
         while (!c.done) {
+            interrupted |= Thread.interrupted();
             if (broken) {
                 complete(c, STATUS_IO, 0);
                 break;
@@ -342,7 +356,7 @@ final class RemoteConnection implements AutoCloseable {
             if (readLock.tryLock()) {
                 try {
                     readUntil(c, deadline);
-                } catch (IOException | WireFormatException e) {
+                } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
                     fail(STATUS_IO);
                 } finally {
                     readLock.unlock();
@@ -358,6 +372,9 @@ final class RemoteConnection implements AutoCloseable {
         }
         if (c.detached != null) {
             MemorySegment.copy(MemorySegment.ofArray(c.detached), 0, c.dst, c.dstOffset, c.detached.length);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
