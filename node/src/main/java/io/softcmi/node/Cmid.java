@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS]
+ *      [--metrics HOST:PORT]
  * </pre>
  * {@code DIR} may also come from {@code SOFTCMI_NODE}. Exit status: 0 after a clean shutdown,
  * 2 for bad arguments, 1 if the node cannot start (another daemon owns {@code DIR}, say).
@@ -31,7 +32,7 @@ public final class Cmid {
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
             System.err.println("usage: cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] "
-                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS]");
+                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]");
             Runtime.getRuntime().exit(2);
             return;
         }
@@ -49,7 +50,8 @@ public final class Cmid {
             stopped.countDown();
         }, "cmid-shutdown"));
         System.out.println("cmid: node " + config.name() + " serving " + config.directory() + " (address "
-            + node.engine().address() + ")");
+            + node.engine().address() + ")" + (node.metricsPort() < 0 ? ""
+                : " metrics at http://" + config.metricsHost() + ":" + node.metricsPort() + "/metrics"));
         System.out.flush();
         try {
             stopped.await();
@@ -81,6 +83,17 @@ public final class Cmid {
                         c.listen(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
                     } catch (NumberFormatException e) {
                         throw new IllegalArgumentException("bad port in --listen " + v);
+                    }
+                }
+                case "--metrics" -> {
+                    int colon = v.lastIndexOf(':');
+                    if (colon <= 0) {
+                        throw new IllegalArgumentException("--metrics wants HOST:PORT, got " + v);
+                    }
+                    try {
+                        c.metrics(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("bad port in --metrics " + v);
                     }
                 }
                 case "--name" -> c.name(v);

@@ -154,6 +154,7 @@ final class DataConnection {
             while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && bulkIn == null && bulkOut == null
                     && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
                 int p = in.position();
+                long started = System.nanoTime();
                 int payload = DataProtocol.requestPayload(in.getInt(p));
                 byte op = in.get(p + 4);
                 long requestId = in.getLong(p + 8);
@@ -166,6 +167,7 @@ final class DataConnection {
                 } else {
                     malformed(requestId);
                 }
+                stats.serviceNanos.recordValue(System.nanoTime() - started);
                 served++;
             }
         } catch (WireFormatException e) {

@@ -25,6 +25,22 @@ final class DataPathStats {
     final LongAdder batches = new LongAdder();
     /** Largest number of requests served from one connection's input in one pass (a queue depth). */
     final AtomicLong maxBatch = new AtomicLong();
+    /**
+     * Time the home spends on one request, from reading its header to its reply being queued
+     * (ns; HdrHistogram, 3 significant digits, written by the I/O loops without locks).
+     */
+    final org.HdrHistogram.Recorder serviceNanos = new org.HdrHistogram.Recorder(3);
+    private final org.HdrHistogram.Histogram serviceTotal = new org.HdrHistogram.Histogram(3);
+
+    /**
+     * Everything recorded so far (the recorder's interval histograms added up).
+     *
+     * @return a copy, for one report
+     */
+    synchronized org.HdrHistogram.Histogram serviceHistogram() {
+        serviceTotal.add(serviceNanos.getIntervalHistogram());
+        return serviceTotal.copy();
+    }
 
     void request(byte op, long bytes) {
         switch (op) {

@@ -24,6 +24,8 @@ public final class NodeConfig {
     private long defaultCacheBytes = 64L << 20;
     private int ioThreads;
     private long ticketLifetimeMs = 24L * 3600 * 1000;
+    private String metricsHost;
+    private int metricsPort = -1;
 
     /** @param dir node directory (socket, lock, state) @return this */
     public NodeConfig directory(Path dir) { this.directory = dir; return this; }
@@ -43,6 +45,8 @@ public final class NodeConfig {
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
     /** @param ms lifetime of the node tickets this node issues ({@code --ticket-lifetime SECONDS}; default 24 h) @return this */
     public NodeConfig ticketLifetimeMs(long ms) { this.ticketLifetimeMs = ms; return this; }
+    /** @param host metrics HTTP host ({@code --metrics HOST:PORT}) @param port its port, 0 = any @return this */
+    public NodeConfig metrics(String host, int port) { this.metricsHost = host; this.metricsPort = port; return this; }
 
     /** @return node directory */ public Path directory() { return directory; }
     /** @return shm directory */ public Path shmDirectory() { return shmDirectory; }
@@ -59,6 +63,8 @@ public final class NodeConfig {
     /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
     /** @return data-path I/O threads, 0 = the default */ public int ioThreads() { return ioThreads; }
     /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
+    /** @return metrics host, or null when there is no metrics endpoint */ public String metricsHost() { return metricsHost; }
+    /** @return metrics port (0 = any) */ public int metricsPort() { return metricsPort; }
 
     /**
      * Validates the configuration and fills in defaults.
@@ -92,6 +98,9 @@ public final class NodeConfig {
             memoryBytes = defaultMemory(shmDirectory.getParent());
         }
         memoryBytes -= memoryBytes % 4096;
+        if (metricsHost != null && (metricsPort < 0 || metricsPort > 65535)) {
+            throw new IllegalArgumentException("metrics port out of range: " + metricsPort);
+        }
         if (ticketLifetimeMs < 1000) {
             throw new IllegalArgumentException("ticket lifetime must be at least one second: " + ticketLifetimeMs + " ms");
         }

@@ -30,16 +30,18 @@ public final class NodeDaemon implements AutoCloseable {
     private final NodeEngine engine;
     private final ControlServer control;
     private final RemoteServer remote;
+    private final MetricsServer metrics;
     private boolean closed;
 
     private NodeDaemon(NodeConfig config, FileChannel lockChannel, FileLock lock, NodeEngine engine,
-            ControlServer control, RemoteServer remote) {
+            ControlServer control, RemoteServer remote, MetricsServer metrics) {
         this.config = config;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.engine = engine;
         this.control = control;
         this.remote = remote;
+        this.metrics = metrics;
     }
 
     /**
@@ -73,10 +75,12 @@ public final class NodeDaemon implements AutoCloseable {
             NodeEngine engine = new NodeEngine(config, address, key);
             remote.start(engine, engine.state());
             ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
+            MetricsServer metrics = config.metricsHost() == null ? null
+                : new MetricsServer(config.metricsHost(), config.metricsPort(), engine);
             Files.writeString(dir.resolve("cmid.pid"), ProcessHandle.current().pid() + "\n");
             LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3} bytes of CMI memory", config.name(), dir, shm,
                 config.memoryBytes());
-            return new NodeDaemon(config, lockChannel, lock, engine, control, remote);
+            return new NodeDaemon(config, lockChannel, lock, engine, control, remote, metrics);
         } catch (IOException | RuntimeException e) {
             lock.release();
             lockChannel.close();
@@ -103,6 +107,11 @@ public final class NodeDaemon implements AutoCloseable {
         return engine;
     }
 
+    /** @return the port of the metrics endpoint, or -1 when there is none */
+    public int metricsPort() {
+        return metrics == null ? -1 : metrics.port();
+    }
+
     /** @return the configuration */
     public NodeConfig config() {
         return config;
@@ -117,6 +126,9 @@ public final class NodeDaemon implements AutoCloseable {
         closed = true;
         // Stop remote access first: no data session may touch a segment the engine is unmapping.
         remote.close();
+        if (metrics != null) {
+            metrics.close();
+        }
         engine.shutdown();
         control.close();
         try {

@@ -45,6 +45,30 @@ public final class NodeEngine {
         this.imports = new ImportService(state, lock, new PeerClient(state));
     }
 
+    /**
+     * Counts of the node's tables, for the metrics endpoint, read under the lock.
+     *
+     * @return name to value, in a fixed order
+     */
+    java.util.Map<String, Long> tableFigures() {
+        lock.lock();
+        try {
+            var m = new java.util.LinkedHashMap<String, Long>();
+            m.put("contexts", (long) state.sessions.size());
+            m.put("segments", (long) state.segments.size());
+            m.put("exports", (long) state.exports.size());
+            m.put("imports", (long) state.proxies.size());
+            m.put("home_imports", (long) state.homeImports.size());
+            m.put("tokens", (long) state.tokens.size());
+            m.put("reservations", (long) state.reservations.size());
+            m.put("memory_configured_bytes", state.memory.configured());
+            m.put("memory_available_bytes", state.memory.available());
+            return m;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     NodeState state() {
         return state;
     }
