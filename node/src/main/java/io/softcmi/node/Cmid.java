@@ -74,28 +74,8 @@ public final class Cmid {
             }
             switch (a) {
                 case "--dir" -> c.directory(Path.of(v));
-                case "--listen" -> {
-                    int colon = v.lastIndexOf(':');
-                    if (colon <= 0) {
-                        throw new IllegalArgumentException("--listen wants HOST:PORT, got " + v);
-                    }
-                    try {
-                        c.listen(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("bad port in --listen " + v);
-                    }
-                }
-                case "--metrics" -> {
-                    int colon = v.lastIndexOf(':');
-                    if (colon <= 0) {
-                        throw new IllegalArgumentException("--metrics wants HOST:PORT, got " + v);
-                    }
-                    try {
-                        c.metrics(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("bad port in --metrics " + v);
-                    }
-                }
+                case "--listen" -> hostPort(a, v, c::listen);
+                case "--metrics" -> hostPort(a, v, c::metrics);
                 case "--name" -> c.name(v);
                 case "--cluster-key" -> c.clusterKeyFile(checkKeyFile(Path.of(v)));
                 case "--shm-dir" -> c.shmDirectory(Path.of(v));
@@ -126,6 +106,19 @@ public final class Cmid {
             i++;
         }
         return c.conclude();
+    }
+
+    /** Parses {@code HOST:PORT} (the host may itself hold colons: IPv6) and hands it on. */
+    private static void hostPort(String option, String v, java.util.function.ObjIntConsumer<String> to) {
+        int colon = v.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException(option + " wants HOST:PORT, got " + v);
+        }
+        try {
+            to.accept(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad port in " + option + " " + v);
+        }
     }
 
     private static Path checkKeyFile(Path f) {

@@ -4,9 +4,6 @@ import io.softcmi.cmi.Cmi;
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiVersion;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -14,11 +11,9 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Latency of control calls against a real {@code cmid} (a program, not a timed test): a
@@ -45,15 +40,16 @@ public final class ControlPathBenchmark {
         Path dir = Files.createTempDirectory("softcmi-ctl-");
         List<Process> children = new ArrayList<>();
         try {
-            children.add(start("cmid:", "io.softcmi.node.Cmid", "--dir", dir.resolve("n").toString(), "--name", "ctlbench",
+            children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), "io.softcmi.node.Cmid", "--dir",
+                dir.resolve("n").toString(), "--name", "ctlbench",
                 "--shm-dir", "/dev/shm/softcmi-ctlbench-" + ProcessHandle.current().pid()));
             System.setProperty("softcmi.node", dir.resolve("n").toString());
             CmiContext c = Cmi.init(new CmiVersion(1, 1));
             CmiSegment s = c.segGet(1 << 16, Set.of());
             long[] poll = raw(dir, children, ops, "poll");
             long[] block = raw(dir, children, ops, "block");
-            long[] info = time(ops, () -> c.ctlInfo());
-            long[] status = time(ops, () -> c.segStatus(s));
+            long[] info = ChildProcesses.time(ops, i -> c.ctlInfo());
+            long[] status = ChildProcesses.time(ops, i -> c.segStatus(s));
             System.out.printf(Locale.ROOT, "control path, one cmid, %d round trips each (after %d warm-up)%n", ops, ops / 2);
             System.out.printf(Locale.ROOT, "%-40s %8s %8s %10s%n", "operation", "p50 us", "p99 us", "p50/poll");
             row("raw Unix socket ping-pong, polling", poll, poll);
@@ -63,12 +59,7 @@ public final class ControlPathBenchmark {
             c.segRemove(s);
             c.fini();
         } finally {
-            for (Process p : children) {
-                p.destroy();
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            }
+            ChildProcesses.stop(children);
             try (var files = Files.walk(dir)) {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
@@ -80,34 +71,17 @@ public final class ControlPathBenchmark {
             t[Math.min(t.length - 1, t.length * 99 / 100)] / 1e3, (double) t[t.length / 2] / base[base.length / 2]);
     }
 
-    private interface Op {
-        void run() throws Exception;
-    }
-
-    private static long[] time(int ops, Op op) throws Exception {
-        for (int i = 0; i < ops / 2; i++) {
-            op.run();
-        }
-        long[] t = new long[ops];
-        for (int i = 0; i < ops; i++) {
-            long s = System.nanoTime();
-            op.run();
-            t[i] = System.nanoTime() - s;
-        }
-        Arrays.sort(t);
-        return t;
-    }
-
     /** The control frames of ctlInfo are about 16 bytes out and 100 back. */
     private static long[] raw(Path dir, List<Process> children, int ops, String mode) throws Exception {
         Path sock = dir.resolve("raw-" + mode + ".sock");
-        children.add(start("READY", RawUnixPeer.class.getName(), sock.toString(), "16", "100", mode));
+        children.add(ChildProcesses.start(l -> l.equals("READY"), List.of(), RawUnixPeer.class.getName(), sock.toString(),
+            "16", "100", mode));
         try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             ch.connect(UnixDomainSocketAddress.of(sock));
             ch.configureBlocking(!mode.equals("poll"));
             ByteBuffer req = ByteBuffer.allocateDirect(16);
             ByteBuffer rep = ByteBuffer.allocateDirect(100);
-            return time(ops, () -> {
+            return ChildProcesses.time(ops, i -> {
                 req.clear();
                 while (req.hasRemaining()) {
                     ch.write(req);
@@ -120,29 +94,4 @@ public final class ControlPathBenchmark {
         }
     }
 
-    private static Process start(String ready, String... mainAndArgs) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.poll=" + System.getProperty("softcmi.daemonPoll", System.getProperty("softcmi.poll", "true")),
-            "-cp", System.getProperty("java.class.path")));
-        cmd.addAll(List.of(mainAndArgs));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
-        String l;
-        while ((l = r.readLine()) != null) {
-            if (l.startsWith(ready)) {
-                Thread.ofVirtual().start(() -> {
-                    try {
-                        while (r.readLine() != null) {
-                            // drain
-                        }
-                    } catch (IOException ignored) {
-                        // gone
-                    }
-                });
-                return p;
-            }
-        }
-        p.destroyForcibly();
-        throw new IOException("child " + mainAndArgs[0] + " did not start");
-    }
 }

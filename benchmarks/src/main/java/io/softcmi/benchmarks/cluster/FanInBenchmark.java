@@ -6,10 +6,8 @@ import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiVersion;
 import io.softcmi.cmi.NodeAddress;
-import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -88,7 +86,7 @@ public final class FanInBenchmark {
             Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
             for (int n = 1; n <= 2; n++) {
-                daemons.add(start(l -> l.startsWith("cmid:"), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
+                daemons.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
                     "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "fanin" + n, "--io-threads", ioThreads,
                     "--shm-dir", "/dev/shm/softcmi-fanin-" + ProcessHandle.current().pid() + "-" + n));
             }
@@ -99,8 +97,8 @@ public final class FanInBenchmark {
             byte[] token = home.tokNew(s, NodeAddress.ANY, EnumSet.of(Access.READ, Access.WRITE)).toBytes();
             Path handleFile = dir.resolve("handle");
             Files.writeString(handleFile, HexFormat.of().formatHex(handle) + "\n" + HexFormat.of().formatHex(token) + "\n");
-            int rawPort = port(daemons, "server", "72", "32");
-            int rawPollPort = port(daemons, "pollserver", "72", "32");
+            int rawPort = ChildProcesses.rawTcpPort(daemons, "server", "72", "32");
+            int rawPollPort = ChildProcesses.rawTcpPort(daemons, "pollserver", "72", "32");
             String node2 = dir.resolve("n2").toString();
             System.out.printf(Locale.ROOT, "remote getLong under load, 2 daemons on loopback, %d cores, %.1f s per point%n",
                 Runtime.getRuntime().availableProcessors(), seconds);
@@ -111,14 +109,12 @@ public final class FanInBenchmark {
                 for (int c : contexts) {
                     points.add(print(run("one context, pipelined", dir, c, 1, durationMs, "cmishared", node2,
                         handleFile.toString())));
-                    System.setProperty("fanin.worker.props", "-Dsoftcmi.data.connectionPerThread=true");
                     points.add(print(run("one context, conn per thread", dir, c, 1, durationMs, "cmishared", node2,
-                        handleFile.toString())));
-                    System.clearProperty("fanin.worker.props");
+                        handleFile.toString(), "-Dsoftcmi.data.connectionPerThread=true")));
                     points.add(print(run("raw TCP blocking server", dir, c, 1, durationMs, "raw", Integer.toString(rawPort))));
                 }
             } else if (busy) {
-                Process burner = start(l -> l.startsWith("BURNING"), Burner.class.getName());
+                Process burner = ChildProcesses.start(l -> l.startsWith("BURNING"), List.of(), Burner.class.getName());
                 try {
                     Thread.sleep(500);
                     points.add(print(run("busy: softcmi getLong", dir, 1, 1, durationMs, "cmi", node2, handleFile.toString())));
@@ -153,12 +149,7 @@ public final class FanInBenchmark {
             if (home != null) {
                 home.fini();
             }
-            for (Process d : daemons) {
-                d.destroy();
-                if (!d.waitFor(10, TimeUnit.SECONDS)) {
-                    d.destroyForcibly();
-                }
-            }
+            ChildProcesses.stop(daemons);
             try (var files = Files.walk(dir)) {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
@@ -172,8 +163,23 @@ public final class FanInBenchmark {
     }
 
     /** Runs {@code contexts} client threads spread over {@code procs} worker processes. */
-    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String... target)
+    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String target)
             throws Exception {
+        return run(name, dir, contexts, procs, durationMs, mode, new String[] {target}, List.of());
+    }
+
+    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String node,
+            String handle) throws Exception {
+        return run(name, dir, contexts, procs, durationMs, mode, new String[] {node, handle}, List.of());
+    }
+
+    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String node,
+            String handle, String jvmOption) throws Exception {
+        return run(name, dir, contexts, procs, durationMs, mode, new String[] {node, handle}, List.of(jvmOption));
+    }
+
+    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String[] target,
+            List<String> jvmOptions) throws Exception {
         Path go = dir.resolve("go-" + System.nanoTime());
         List<Process> workers = new ArrayList<>();
         List<Path> outs = new ArrayList<>();
@@ -185,7 +191,7 @@ public final class FanInBenchmark {
                 List<String> a = new ArrayList<>(List.of(FanInWorker.class.getName(), mode));
                 a.addAll(List.of(target));
                 a.addAll(List.of(Integer.toString(threads), go.toString(), Long.toString(durationMs), out.toString()));
-                workers.add(start(l -> l.equals("READY"), a.toArray(String[]::new)));
+                workers.add(ChildProcesses.start(l -> l.equals("READY"), jvmOptions, a.toArray(String[]::new)));
             }
             Thread.sleep(1500); // the workers warm up meanwhile
             Files.createFile(go);
@@ -205,7 +211,8 @@ public final class FanInBenchmark {
                 }
             }
             long[] all = samples.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-            return new Point(name, contexts, procs, total * 1000.0 / durationMs, pct(all, 50) / 1e3, pct(all, 99) / 1e3);
+            return new Point(name, contexts, procs, total * 1000.0 / durationMs, ChildProcesses.pct(all, 50) / 1e3,
+                ChildProcesses.pct(all, 99) / 1e3);
         } finally {
             for (Process p : workers) {
                 p.destroyForcibly();
@@ -213,67 +220,8 @@ public final class FanInBenchmark {
         }
     }
 
-    private static long pct(long[] sorted, int p) {
-        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) ((long) sorted.length * p / 100))];
-    }
-
     private static int[] ints(String s) {
         return Arrays.stream(s.split(",")).mapToInt(Integer::parseInt).toArray();
-    }
-
-    private static int port(List<Process> children, String... args) throws IOException {
-        String[] full = new String[args.length + 1];
-        full[0] = RawTcpPeer.class.getName();
-        System.arraycopy(args, 0, full, 1, args.length);
-        String[] line = new String[1];
-        children.add(start(l -> {
-            if (l.startsWith("PORT ")) {
-                line[0] = l;
-                return true;
-            }
-            return false;
-        }, full));
-        return Integer.parseInt(line[0].substring(5).trim());
-    }
-
-    private interface Ready {
-        boolean test(String line);
-    }
-
-    private static Process start(Ready ready, String... mainAndArgs) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.poll=" + System.getProperty("softcmi.poll", "true"),
-            "-cp", System.getProperty("java.class.path")));
-        String extra = System.getProperty("fanin.worker.props");
-        if (extra != null && mainAndArgs[0].equals(FanInWorker.class.getName())) {
-            cmd.add(1, extra);
-        }
-        cmd.addAll(List.of(mainAndArgs));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String l;
-        while ((l = r.readLine()) != null) {
-            if (ready.test(l)) {
-                Thread.ofVirtual().start(() -> drain(r));
-                return p;
-            }
-            if (System.nanoTime() > deadline) {
-                break;
-            }
-        }
-        p.destroyForcibly();
-        throw new IOException("child " + mainAndArgs[0] + " did not start");
-    }
-
-    private static void drain(BufferedReader r) {
-        try {
-            while (r.readLine() != null) {
-                // keep the pipe from filling
-            }
-        } catch (IOException ignored) {
-            // child gone
-        }
     }
 
     /** Keeps one compute thread per core busy until killed. */

@@ -11,9 +11,7 @@ import io.softcmi.cmi.RemoteSegmentHandle;
 import io.softcmi.cmi.notify.Notification;
 import io.softcmi.cmi.notify.NotificationInbox;
 import io.softcmi.cmi.notify.Notifications;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -70,7 +68,8 @@ public final class NotificationBenchmark {
             Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
             for (int n = 1; n <= 2; n++) {
-                children.add(start("cmid:", "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
+                children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), "io.softcmi.node.Cmid", "--dir",
+                    dir.resolve("n" + n).toString(),
                     "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "nbench" + n,
                     "--shm-dir", "/dev/shm/softcmi-nbench-" + ProcessHandle.current().pid() + "-" + n));
             }
@@ -174,17 +173,12 @@ public final class NotificationBenchmark {
     }
 
     private static void row(StringBuilder out, String name, long[] t, long[] raw) {
-        out.append(String.format(Locale.ROOT, "%-44s %10.1f %10.1f %12.2f%n", name, pct(t, 50) / 1e3, pct(t, 99) / 1e3,
-            (double) pct(t, 50) / pct(raw, 50)));
-    }
-
-    private static long pct(long[] sorted, int p) {
-        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
+        out.append(String.format(Locale.ROOT, "%-44s %10.1f %10.1f %12.2f%n", name, ChildProcesses.pct(t, 50) / 1e3,
+            ChildProcesses.pct(t, 99) / 1e3, (double) ChildProcesses.pct(t, 50) / ChildProcesses.pct(raw, 50)));
     }
 
     private static long[] rawPingPong(int ops, List<Process> children) throws Exception {
-        int port = Integer.parseInt(startAndRead(children, "PORT ", RawTcpPeer.class.getName(), "echo",
-            Integer.toString(RAW_MESSAGE), Integer.toString(RAW_MESSAGE)).substring(5).trim());
+        int port = ChildProcesses.rawTcpPort(children, "echo", Integer.toString(RAW_MESSAGE), Integer.toString(RAW_MESSAGE));
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.configureBlocking(false);
@@ -208,38 +202,4 @@ public final class NotificationBenchmark {
         }
     }
 
-    private static Process start(String readyPrefix, String... mainAndArgs) throws IOException {
-        List<Process> one = new ArrayList<>();
-        startAndRead(one, readyPrefix, mainAndArgs);
-        return one.get(0);
-    }
-
-    /** Starts a child JVM on this class path, adds it to {@code children}, returns its first line starting with {@code prefix}. */
-    private static String startAndRead(List<Process> children, String prefix, String... mainAndArgs) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
-        cmd.addAll(List.of(mainAndArgs));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        children.add(p);
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        String l;
-        while ((l = r.readLine()) != null && System.nanoTime() < deadline) {
-            if (l.startsWith(prefix)) {
-                Thread.ofVirtual().start(() -> drain(r));
-                return l;
-            }
-        }
-        throw new IOException("child " + mainAndArgs[0] + " did not start");
-    }
-
-    private static void drain(BufferedReader r) {
-        try {
-            while (r.readLine() != null) {
-                // keep the pipe from filling
-            }
-        } catch (IOException ignored) {
-            // child gone
-        }
-    }
 }

@@ -8,9 +8,7 @@ import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.CmiVersion;
 import io.softcmi.cmi.RemoteSegmentHandle;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -21,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -29,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Whole-cluster benchmark of remote access (a program, not a timed test): two {@code cmid}
@@ -69,7 +65,8 @@ public final class RemoteAccessBenchmark {
             Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
             for (int n = 1; n <= 2; n++) {
-                children.add(start(ready("cmid:"), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
+                children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), "io.softcmi.node.Cmid", "--dir",
+                    dir.resolve("n" + n).toString(),
                     "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "bench" + n,
                     "--shm-dir", "/dev/shm/softcmi-bench-" + ProcessHandle.current().pid() + "-" + n));
             }
@@ -94,12 +91,7 @@ public final class RemoteAccessBenchmark {
         } finally {
             home.shutdownNow();
             remote.shutdownNow();
-            for (Process c : children) {
-                c.destroy();
-                if (!c.waitFor(10, TimeUnit.SECONDS)) {
-                    c.destroyForcibly();
-                }
-            }
+            ChildProcesses.stop(children);
             try (var files = Files.walk(dir)) {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
@@ -119,9 +111,9 @@ public final class RemoteAccessBenchmark {
             throws Exception {
         StringBuilder out = new StringBuilder();
         long[] raw = rawPingPong(ops, children);
-        long[] get = time(ops, i -> m.getLong((i & 63) * 8L));
-        long[] put = time(ops, i -> m.putLong((i & 63) * 8L, i));
-        long[] cas = time(ops, i -> ctx.atmCas(m, 512, i, i + 1));
+        long[] get = ChildProcesses.time(ops, i -> m.getLong((i & 63) * 8L));
+        long[] put = ChildProcesses.time(ops, i -> m.putLong((i & 63) * 8L, i));
+        long[] cas = ChildProcesses.time(ops, i -> ctx.atmCas(m, 512, i, i + 1));
         double stream = Math.max(rawStream(bulk, children), rawStream(bulk, children)); // the better of two runs
         MemorySegment buf = Arena.ofAuto().allocate(MIB);
         for (int i = 0; i < bulk / 4; i++) { // warm-up
@@ -154,38 +146,16 @@ public final class RemoteAccessBenchmark {
     }
 
     private static void row(StringBuilder out, String name, long[] t, long[] raw) {
-        out.append(String.format(Locale.ROOT, "%-34s %10.1f %10.1f %12.2f%n", name, pct(t, 50) / 1e3, pct(t, 99) / 1e3,
-            (double) pct(t, 50) / pct(raw, 50)));
-    }
-
-    private interface Op {
-        void run(int i) throws Exception;
-    }
-
-    private static long[] time(int ops, Op op) throws Exception {
-        for (int i = 0; i < ops / 2; i++) {
-            op.run(i);
-        }
-        long[] t = new long[ops];
-        for (int i = 0; i < ops; i++) {
-            long s = System.nanoTime();
-            op.run(i);
-            t[i] = System.nanoTime() - s;
-        }
-        Arrays.sort(t);
-        return t;
-    }
-
-    private static long pct(long[] sorted, int p) {
-        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
+        out.append(String.format(Locale.ROOT, "%-34s %10.1f %10.1f %12.2f%n", name, ChildProcesses.pct(t, 50) / 1e3,
+            ChildProcesses.pct(t, 99) / 1e3, (double) ChildProcesses.pct(t, 50) / ChildProcesses.pct(raw, 50)));
     }
 
     private static long[] rawPingPong(int ops, List<Process> children) throws Exception {
-        int port = port(children, "echo", Integer.toString(REQUEST), Integer.toString(REPLY));
+        int port = ChildProcesses.rawTcpPort(children, "echo", Integer.toString(REQUEST), Integer.toString(REPLY));
         try (SocketChannel ch = connect(port)) {
             ByteBuffer req = ByteBuffer.allocateDirect(REQUEST);
             ByteBuffer rep = ByteBuffer.allocateDirect(REPLY);
-            return time(ops, i -> {
+            return ChildProcesses.time(ops, i -> {
                 req.clear();
                 while (req.hasRemaining()) {
                     ch.write(req);
@@ -197,7 +167,7 @@ public final class RemoteAccessBenchmark {
     }
 
     private static double rawStream(int chunks, List<Process> children) throws Exception {
-        int port = port(children, "sink", Integer.toString(MIB));
+        int port = ChildProcesses.rawTcpPort(children, "sink", Integer.toString(MIB));
         try (SocketChannel ch = connect(port)) {
             ch.configureBlocking(true);
             ByteBuffer chunk = ByteBuffer.allocateDirect(MIB);
@@ -224,57 +194,4 @@ public final class RemoteAccessBenchmark {
         return ch;
     }
 
-    private static int port(List<Process> children, String... args) throws IOException {
-        String[] full = new String[args.length + 1];
-        full[0] = RawTcpPeer.class.getName();
-        System.arraycopy(args, 0, full, 1, args.length);
-        String[] line = new String[1];
-        children.add(start(l -> {
-            if (l.startsWith("PORT ")) {
-                line[0] = l;
-                return true;
-            }
-            return false;
-        }, full));
-        return Integer.parseInt(line[0].substring(5).trim());
-    }
-
-    private interface Ready {
-        boolean test(String line);
-    }
-
-    private static Ready ready(String prefix) {
-        return l -> l.startsWith(prefix);
-    }
-
-    private static Process start(Ready ready, String... mainAndArgs) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
-        cmd.addAll(List.of(mainAndArgs));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        String l;
-        while ((l = r.readLine()) != null) {
-            if (ready.test(l)) {
-                Thread.ofVirtual().start(() -> drain(r));
-                return p;
-            }
-            if (System.nanoTime() > deadline) {
-                break;
-            }
-        }
-        p.destroyForcibly();
-        throw new IOException("child " + mainAndArgs[0] + " did not start");
-    }
-
-    private static void drain(BufferedReader r) {
-        try {
-            while (r.readLine() != null) {
-                // keep the pipe from filling
-            }
-        } catch (IOException ignored) {
-            // child gone
-        }
-    }
 }
