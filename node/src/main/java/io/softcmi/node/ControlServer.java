@@ -72,7 +72,12 @@ final class ControlServer implements AutoCloseable {
                 }
                 ControlMessage reply;
                 try {
-                    reply = engine.handle(session, MessageType.decode(frame));
+                    ControlMessage request = MessageType.decode(frame);
+                    if (request instanceof ControlMessage.Notify n) {
+                        engine.notifyLocal(n); // one-way: no reply
+                        continue;
+                    }
+                    reply = engine.handle(session, request);
                 } catch (WireFormatException e) {
                     reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
                 }

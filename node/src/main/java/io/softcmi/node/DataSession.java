@@ -26,7 +26,7 @@ import java.util.Arrays;
 final class DataSession implements Runnable {
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private static final VarHandle ATOMIC_LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final Access[] OP_ACCESS = {null, null, Access.READ, Access.WRITE, Access.ATOMIC};
+    private static final Access[] OP_ACCESS = {null, null, Access.READ, Access.WRITE, Access.ATOMIC, Access.WRITE};
 
     private final SocketChannel channel;
     private final NodeState state;
@@ -125,7 +125,7 @@ final class DataSession implements Runnable {
     private boolean serve(int payload) throws IOException {
         byte op = in.get(4);
         long requestId = in.getLong(8);
-        if (clientNode == null || op < DataProtocol.OP_GET || op > DataProtocol.OP_CAS) {
+        if (clientNode == null || op < DataProtocol.OP_GET || op > DataProtocol.OP_NOTIFY) {
             reply(DataProtocol.STATUS_MALFORMED, requestId, 0, 0);
             return false;
         }
@@ -161,6 +161,10 @@ final class DataSession implements Runnable {
                 case DataProtocol.OP_PUT -> {
                     // The store's data is read straight into the segment's mapping.
                     fill(target.data.asSlice(offset, length).asByteBuffer(), false);
+                    reply(DataProtocol.STATUS_OK, requestId, 0, 0);
+                }
+                case DataProtocol.OP_NOTIFY -> {
+                    state.notifications.deliver(segmentId, offset, a, clientNode);
                     reply(DataProtocol.STATUS_OK, requestId, 0, 0);
                 }
                 default -> {

@@ -107,6 +107,7 @@ final class ImportService {
             }
         }
         state.homeImports.add(new NodeState.HomeImport(seg.id, r.importer(), r.proxyId(), r.writeThrough()));
+        state.notifications.learnNode(r.importer());
         return seg.describe();
     }
 

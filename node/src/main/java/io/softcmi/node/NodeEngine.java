@@ -110,6 +110,16 @@ public final class NodeEngine {
         }
     }
 
+    /**
+     * A one-way notification from a process of this node (notification extension): delivered to
+     * the segment's creator without the engine lock, or dropped if the creator is gone.
+     *
+     * @param n the request
+     */
+    void notifyLocal(ControlMessage.Notify n) {
+        state.notifications.deliverLocal(n);
+    }
+
     private ControlMessage dispatch(Session s, ControlMessage request) {
         return switch (request) {
             case ControlMessage.SegGet r -> segments.segGet(s, r);
@@ -237,6 +247,7 @@ public final class NodeEngine {
                 }
             }
             imports.closeSession(s);
+            state.notifications.sessionClosed(s);
             s.attachments.clear();
             for (long segId : new ArrayList<>(s.created)) {
                 Segment seg = state.segments.get(segId);

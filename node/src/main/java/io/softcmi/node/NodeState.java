@@ -27,6 +27,8 @@ final class NodeState {
     /** Access tokens, for the data path (read without the lock). */
     final java.util.concurrent.ConcurrentHashMap<Long, HomeToken> tokens = new java.util.concurrent.ConcurrentHashMap<>();
     final ClusterKey clusterKey;
+    /** Creators of segments, for notifications (read without the lock). */
+    final NotificationService notifications;
     private long nextTokenId = 1;
     private long nextSessionId = 1;
     private long nextSegmentId = 1;
@@ -46,6 +48,7 @@ final class NodeState {
         this.address = address;
         this.clusterKey = clusterKey;
         this.memory = new MemoryAccount(config.memoryBytes());
+        this.notifications = new NotificationService(address);
     }
 
     long newSessionId() { return nextSessionId++; }

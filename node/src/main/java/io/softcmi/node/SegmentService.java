@@ -69,6 +69,7 @@ final class SegmentService {
         Segment seg = new Segment(id, size, flags, s.id, s.pid, file, rsv, brk, brk);
         state.segments.put(id, seg);
         s.created.add(id);
+        state.notifications.register(id, s);
         return new ControlMessage.SegmentReply(seg.describe());
     }
 
@@ -133,6 +134,7 @@ final class SegmentService {
         if (seg.marked() && seg.attachCount <= 0 && state.segments.remove(seg.id) != null) {
             // Unpublish before unmapping: a remote access that still finds it fails on the closed mapping.
             state.targets.remove(seg.id);
+            state.notifications.unregister(seg.id);
             state.homeImports.removeIf(i -> i.segmentId() == seg.id);
             seg.file.delete();
             state.memory.release(seg.reservation, seg.charged);

@@ -20,6 +20,11 @@ final class Session {
 
         /** Writes a notice (and those queued before it) before returning: for the last words at shutdown. */
         void sendNow(ControlMessage notice);
+
+        /** @return notices queued and not yet written (for the notification back-pressure) */
+        default int pending() {
+            return 0;
+        }
     }
 
     final long id;

@@ -52,6 +52,11 @@ final class SessionWriter implements Session.Notifier {
         }
     }
 
+    @Override
+    public int pending() {
+        return pending.get();
+    }
+
     /** Writes a reply, after any notice queued before it. */
     void reply(ControlMessage reply, long correlationId) throws IOException {
         synchronized (writeLock) {

@@ -303,6 +303,7 @@ class DataPathFuzzTest {
                     case DataProtocol.OP_GET -> payloadLength == 0 && a >= 0 && offset >= 0 && a <= size && offset <= size - a;
                     case DataProtocol.OP_PUT -> a == payloadLength && offset >= 0 && offset <= size - a;
                     case DataProtocol.OP_CAS -> payloadLength == 0 && offset >= 0 && offset <= size - 8 && offset % 8 == 0;
+                    case DataProtocol.OP_NOTIFY -> payloadLength == 0 && offset >= 0 && offset <= size - 8;
                     default -> false;
                 };
                 if (inRange) {

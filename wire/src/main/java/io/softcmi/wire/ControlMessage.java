@@ -213,6 +213,21 @@ public sealed interface ControlMessage {
         static TicketRequest decode(WireReader r) { return new TicketRequest(); }
     }
 
+    /**
+     * Notification extension (not a libcmi call): a one-way message (correlation id 0, no reply)
+     * asking the node to deliver {@code (offset, value)} to the creator of a segment of this
+     * node that the sender has attached ({@code io.softcmi.cmi.notify.Notifications#notify}).
+     *
+     * @param segId segment id at this node
+     * @param offset offset in the segment the notification names
+     * @param value the notification's value
+     */
+    record Notify(long segId, long offset, long value) implements ControlMessage {
+        public MessageType type() { return MessageType.NOTIFY; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(offset).putLong(value); }
+        static Notify decode(WireReader r) { return new Notify(r.getLong(), r.getLong(), r.getLong()); }
+    }
+
     /** Peer authentication, step 1. @param nodeId caller's node id @param nonce caller's challenge */
     record PeerHello(byte[] nodeId, byte[] nonce) implements ControlMessage {
         public MessageType type() { return MessageType.PEER_HELLO; }
@@ -438,6 +453,23 @@ public sealed interface ControlMessage {
         public MessageType type() { return MessageType.TOKEN_NOTICE; }
         public void encode(WireWriter w) { w.putLong(segId).putBytes(token); }
         static TokenNotice decode(WireReader r) { return new TokenNotice(r.getLong(), r.getBytes(MAX_STRING)); }
+    }
+
+    /**
+     * Notification extension: a notification for a segment this context created.
+     *
+     * @param segId the segment's id at this node
+     * @param offset offset the sender named
+     * @param value the sender's value
+     * @param sender the sender's node address bytes, or only its 16-byte node id if the home does
+     *        not know where that node listens
+     */
+    record NotificationNotice(long segId, long offset, long value, byte[] sender) implements ControlMessage {
+        public MessageType type() { return MessageType.NOTIFICATION_NOTICE; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(offset).putLong(value).putBytes(sender); }
+        static NotificationNotice decode(WireReader r) {
+            return new NotificationNotice(r.getLong(), r.getLong(), r.getLong(), r.getBytes(MAX_STRING));
+        }
     }
 
     private static void putStrings(WireWriter w, List<String> values) {

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * <pre>
  * request (client to home), 64-byte header then payload:
  *   0  int   frame length (bytes after this field)
- *   4  byte  op            (HELLO, GET, PUT, CAS)
+ *   4  byte  op            (HELLO, GET, PUT, CAS, NOTIFY)
  *   5  byte  flags         (0)
  *   6  short reserved
  *   8  long  request id
@@ -19,7 +19,7 @@ import java.nio.ByteBuffer;
  *  24  long  token id
  *  32  16B   token secret
  *  48  long  offset
- *  56  long  a: length for GET and PUT, compare value for CAS
+ *  56  long  a: length for GET and PUT, compare value for CAS, value for NOTIFY
  *  64  long  b: swap value for CAS
  *  72  ...   payload: PUT data, or the HELLO ticket
  *
@@ -41,6 +41,12 @@ public final class DataProtocol {
     public static final byte OP_PUT = 3;
     /** Compare-and-swap the 8 bytes at {@code offset}: compare {@code a}, swap {@code b}. */
     public static final byte OP_CAS = 4;
+    /**
+     * Deliver the notification {@code (offset, a)} to the segment's creator (notification
+     * extension): checked like a PUT of 8 bytes at {@code offset}, no payload; served after
+     * every earlier request of the same connection.
+     */
+    public static final byte OP_NOTIFY = 5;
     /** Bytes of request header. */
     public static final int REQUEST_HEADER = 72;
     /** Bytes of reply header. */

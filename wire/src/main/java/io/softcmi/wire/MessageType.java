@@ -32,6 +32,7 @@ public enum MessageType {
     /** {@link ControlMessage.TokDel}. */ TOK_DEL(22, ControlMessage.TokDel::decode),
     /** {@link ControlMessage.SegSetToken}. */ SEG_SET_TOKEN(23, ControlMessage.SegSetToken::decode),
     /** {@link ControlMessage.TicketRequest}. */ TICKET(24, ControlMessage.TicketRequest::decode),
+    /** {@link ControlMessage.Notify} (one-way: no reply). */ NOTIFY(25, ControlMessage.Notify::decode),
     /** {@link ControlMessage.PeerHello}. */ PEER_HELLO(40, ControlMessage.PeerHello::decode),
     /** {@link ControlMessage.PeerChallenge}. */ PEER_CHALLENGE(41, ControlMessage.PeerChallenge::decode),
     /** {@link ControlMessage.PeerProof}. */ PEER_PROOF(42, ControlMessage.PeerProof::decode),
@@ -54,7 +55,9 @@ public enum MessageType {
 
     /** {@link ControlMessage.EventNotice}. */ EVENT_NOTICE(128, ControlMessage.EventNotice::decode),
     /** {@link ControlMessage.NodeShutdown}. */ NODE_SHUTDOWN(129, ControlMessage.NodeShutdown::decode),
-    /** {@link ControlMessage.TokenNotice}. */ TOKEN_NOTICE(130, ControlMessage.TokenNotice::decode);
+    /** {@link ControlMessage.TokenNotice}. */ TOKEN_NOTICE(130, ControlMessage.TokenNotice::decode),
+    /** {@link ControlMessage.NotificationNotice}. */
+    NOTIFICATION_NOTICE(131, ControlMessage.NotificationNotice::decode);
 
     private static final MessageType[] BY_ID = new MessageType[256];
 

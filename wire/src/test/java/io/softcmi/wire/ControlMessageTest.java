@@ -75,7 +75,9 @@ class ControlMessageTest {
             new ControlMessage.ProxyAttached(32, proxy),
             new ControlMessage.EventNotice(3, 17, List.of(7L, 8L), List.of(id16, new byte[0]), 44, List.of(4096L)),
             new ControlMessage.NodeShutdown("SIGTERM"),
-            new ControlMessage.TokenNotice(8, new byte[] {1}));
+            new ControlMessage.TokenNotice(8, new byte[] {1}),
+            new ControlMessage.Notify(7, 4088, Long.MIN_VALUE),
+            new ControlMessage.NotificationNotice(7, 64, -1, id16));
     }
 
     /** Field-by-field equality for records, arrays and lists of them (records compare arrays by identity). */

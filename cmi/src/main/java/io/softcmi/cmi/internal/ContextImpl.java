@@ -62,6 +62,7 @@ final class ContextImpl implements CmiContext {
     private final RemoteConnections connections;
     private final SegmentDirectory segments;
     private final EventQueue events = new EventQueue();
+    private final NotificationInboxImpl notifications = new NotificationInboxImpl(this);
     private final Object lifecycle = new Object();
     /** The last thread that passed the association check; a cache for the data-path calls. */
     private Thread lastCheckedThread;
@@ -173,6 +174,7 @@ final class ContextImpl implements CmiContext {
         }
         mappings.clear();
         connections.closeAll();
+        notifications.close();
         channel.close();
         CmiRuntime.contextEnded(this);
     }
@@ -201,10 +203,47 @@ final class ContextImpl implements CmiContext {
                     tracer.trace(TraceFacility.TOK, TraceLevel.ERROR, "dropped malformed token notice");
                 }
             }
+            case ControlMessage.NotificationNotice n -> notifications.deliver(new io.softcmi.cmi.notify.Notification(
+                segments.forEvent(n.segId()), n.offset(), n.value(), senderNode(n.sender())));
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
             default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
         }
+    }
+
+    /**
+     * The sender of a notification: its node's address, or if the home sent only the node id, an
+     * address with that id and no host or port.
+     */
+    private static NodeAddress senderNode(byte[] sender) {
+        try {
+            return sender.length == NodeAddressImpl.ID_LENGTH ? new NodeAddressImpl(sender, "", 0)
+                : HandleCodec.nodeAddress(sender);
+        } catch (RuntimeException e) {
+            return NodeAddress.ANY;
+        }
+    }
+
+    // ---- notification extension ----
+
+    /** @return this context's notification inbox */
+    NotificationInboxImpl notifications() {
+        return notifications;
+    }
+
+    /** Sends a one-way control message (a local notification). */
+    void sendOneWay(ControlMessage message) {
+        channel.sendOneWay(message);
+    }
+
+    /**
+     * Associates the calling thread (the inbox's handler thread) with this context and enables
+     * remote access on it, without counting it among the {@code ini_th} threads.
+     */
+    void bindHandlerThread() {
+        ThreadState ts = ThreadState.current();
+        ts.context = this;
+        ts.enabled = true;
     }
 
     private void updateToken(long proxyId, TokenImpl token) {

@@ -106,6 +106,27 @@ public final class NodeChannel implements AutoCloseable {
         return replyType.cast(reply);
     }
 
+    /**
+     * Sends a one-way message (correlation id 0): the node answers nothing, so the caller only
+     * waits for the socket write. Used by the notification extension.
+     *
+     * @param message the message
+     * @throws io.softcmi.cmi.CmiException INIT if the connection is closed or fails
+     */
+    public void sendOneWay(ControlMessage message) {
+        if (closedReason != null) {
+            throw Errors.fail(CmiError.INIT, "connection to the node is closed: " + closedReason);
+        }
+        Frame frame = MessageType.toFrame(message, 0);
+        try {
+            synchronized (writeLock) {
+                FrameIO.write(channel, frame);
+            }
+        } catch (IOException e) {
+            throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
+        }
+    }
+
     private ControlMessage send(ControlMessage request) {
         if (closedReason != null) {
             throw Errors.fail(CmiError.INIT, "connection to the node is closed: " + closedReason);

@@ -124,6 +124,12 @@ final class RemoteConnection implements AutoCloseable {
         return exchangeOrIo();
     }
 
+    /** Notification extension: asks the home to notify the segment's creator. @return status as for get */
+    synchronized int notification(long segmentId, TokenImpl token, long offset, long value) {
+        request(DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, 0);
+        return exchangeOrIo();
+    }
+
     /**
      * Loads a 1, 2, 4 or 8-byte value (native byte order, as the memory holds it); the bits are
      * in {@link #value()}, sign-extended from the value's width.

@@ -134,6 +134,16 @@ final class RemoteMapping implements CmiMapping {
         verdict(context.connection(home, segment.id(), off).put(homeSegmentId, t, off, src, 0, src.byteSize()), off);
     }
 
+    /**
+     * Notification extension: the home checks it like an 8-byte store at {@code off} and hands
+     * it to the segment's creator. Requests of one connection are served in order and every
+     * earlier store has completed, so the creator sees them before the notification.
+     */
+    void sendNotification(long off, long value) {
+        TokenImpl t = check(off, 8, true);
+        verdict(context.connection(home, segment.id(), off).notification(homeSegmentId, t, off, value), off);
+    }
+
     /** {@code atm_cas} at the home; it is a store barrier because every earlier store has completed. */
     long cas(long off, long cmpval, long swpval) {
         if ((off & 7) != 0) {

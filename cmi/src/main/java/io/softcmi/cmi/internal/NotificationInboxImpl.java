@@ -1,0 +1,91 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.notify.Notification;
+import io.softcmi.cmi.notify.NotificationInbox;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * A context's {@link NotificationInbox}. The control reader thread {@link #deliver delivers};
+ * a notification goes to the {@link NotificationDispatcher} if a handler is registered at that
+ * moment, else into the queue for {@link #poll}/{@link #take}.
+ */
+final class NotificationInboxImpl implements NotificationInbox {
+    private final LinkedBlockingQueue<Notification> waiting = new LinkedBlockingQueue<>();
+    private final CopyOnWriteArrayList<Consumer<Notification>> handlers = new CopyOnWriteArrayList<>();
+    private final ContextImpl context;
+    private NotificationDispatcher dispatcher;
+    private volatile long lastArrival;
+    private boolean closed;
+
+    NotificationInboxImpl(ContextImpl context) {
+        this.context = context;
+    }
+
+    /** Called on the control reader thread, in the order the node sent the notices. */
+    void deliver(Notification n) {
+        lastArrival = System.nanoTime();
+        NotificationDispatcher d;
+        synchronized (this) {
+            d = handlers.isEmpty() ? null : dispatcher;
+        }
+        if (d != null) {
+            d.enqueue(n);
+        } else {
+            waiting.add(n);
+        }
+    }
+
+    /** Handed back by the dispatcher when the last handler went away before it ran. */
+    void requeue(Notification n) {
+        waiting.add(n);
+    }
+
+    long lastArrival() {
+        return lastArrival;
+    }
+
+    @Override
+    public Notification poll() {
+        return waiting.poll();
+    }
+
+    @Override
+    public Notification take(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        return SpinThenPark.take(waiting, timeout.toNanos(), lastArrival);
+    }
+
+    @Override
+    public synchronized void onNotification(Consumer<Notification> handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (closed) {
+            throw Errors.fail(io.softcmi.cmi.CmiError.INVAL, "context is finalized");
+        }
+        if (dispatcher == null) {
+            dispatcher = NotificationDispatcher.start(context, this, handlers);
+        }
+        handlers.add(handler);
+    }
+
+    @Override
+    public boolean removeHandler(Consumer<Notification> handler) {
+        return handlers.remove(handler);
+    }
+
+    @Override
+    public int size() {
+        return waiting.size();
+    }
+
+    /** The context ended: stops the handler thread. */
+    synchronized void close() {
+        closed = true;
+        if (dispatcher != null) {
+            dispatcher.stop();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.notify.NotificationInbox;
+import io.softcmi.wire.ControlMessage;
+import java.util.Objects;
+
+/**
+ * The engine side of {@code io.softcmi.cmi.notify.Notifications}: sends a notification on the
+ * path its mapping takes (a one-way control message for a local attach, {@code OP_NOTIFY} on
+ * the data connection for an import) and finds a context's inbox. Not an API: use
+ * {@code Notifications}.
+ */
+public final class NotificationSupport {
+    private NotificationSupport() {
+    }
+
+    /**
+     * Sends a notification (see {@code Notifications.notify}).
+     *
+     * @param mapping a local or remote mapping made by this library
+     * @param offset offset in the segment
+     * @param value value
+     */
+    public static void send(CmiMapping mapping, long offset, long value) {
+        Errors.checkNotNull(mapping, "mapping");
+        switch (mapping) {
+            case LocalMapping m -> {
+                if (!m.attached()) {
+                    throw new IllegalStateException("segment " + m.segmentId + " is detached");
+                }
+                Objects.checkFromIndexSize(offset, 8, m.size());
+                if (m.readOnly) {
+                    throw Errors.access(CmiAccessError.PERM, m.segmentId, offset);
+                }
+                // The sender's earlier stores are in the shared mapping already; the socket write
+                // that carries this message orders them before the creator reads it.
+                m.context.sendOneWay(new ControlMessage.Notify(m.segmentId, offset, value));
+            }
+            case RemoteMapping m -> m.sendNotification(offset, value);
+            default -> throw Errors.fail(CmiError.INVAL, "not a mapping made by softcmi: " + mapping);
+        }
+    }
+
+    /**
+     * A context's inbox (see {@code Notifications.inbox}).
+     *
+     * @param context a context made by this library
+     * @return its inbox
+     */
+    public static NotificationInbox inbox(CmiContext context) {
+        if (Errors.checkNotNull(context, "context") instanceof ContextImpl c) {
+            return c.notifications();
+        }
+        throw Errors.fail(CmiError.INVAL, "not a context made by softcmi: " + context);
+    }
+}

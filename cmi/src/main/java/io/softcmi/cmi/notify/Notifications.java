@@ -1,0 +1,48 @@
+package io.softcmi.cmi.notify;
+
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.internal.NotificationSupport;
+
+/**
+ * Segment notifications: wake the creator of a segment without anyone spinning on remote
+ * memory. An extension of softcmi, not a libcmi call (see {@code docs/notifications.md}).
+ *
+ * <p>A process that can store into a segment (a writable local attach, or an import whose token
+ * allows WRITE) sends {@code (offset, value)}; the segment's creator context receives it in its
+ * {@link NotificationInbox}. The notification is delivered after every store the sender made
+ * earlier through the same mapping from the same thread. A notification for a segment whose
+ * creator is gone is dropped, and the sender is not told.
+ */
+public final class Notifications {
+    private Notifications() {
+    }
+
+    /**
+     * Sends a notification to the creator of {@code mapping}'s segment.
+     *
+     * @param mapping a local attach or an attached import of the segment
+     * @param offset an offset in the segment; {@code offset + 8} must be within it (checked as an
+     *        8-byte store, no alignment needed)
+     * @param value the value to deliver
+     * @throws IllegalStateException if the mapping is detached
+     * @throws IndexOutOfBoundsException if {@code offset} is out of range
+     * @throws io.softcmi.cmi.CmiAccessException PERM through a read-only attach or a token
+     *         without WRITE; ENABLE, TOKEN, TRANSIENT for an import as for a store
+     * @throws io.softcmi.cmi.CmiException INIT if the context's connection to its node is gone
+     */
+    public static void notify(CmiMapping mapping, long offset, long value) {
+        NotificationSupport.send(mapping, offset, value);
+    }
+
+    /**
+     * The inbox of a context: notifications for the segments it created.
+     *
+     * @param context a context of this process
+     * @return its inbox (the same object on every call)
+     * @throws io.softcmi.cmi.CmiException INVAL if {@code context} is not a softcmi context
+     */
+    public static NotificationInbox inbox(CmiContext context) {
+        return NotificationSupport.inbox(context);
+    }
+}

@@ -1,0 +1,191 @@
+package io.softcmi.systemtests;
+
+import static io.softcmi.systemtests.NotificationTestSupport.WAIT;
+import static io.softcmi.systemtests.NotificationTestSupport.assertEmpty;
+import static io.softcmi.systemtests.NotificationTestSupport.takeOne;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiAccessException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.notify.Notification;
+import io.softcmi.cmi.notify.NotificationInbox;
+import io.softcmi.cmi.notify.Notifications;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Segment notifications across nodes (the remote path: {@code OP_NOTIFY} on the sender's data
+ * connection to the home, then a notice to the creator there): two daemons A and B on loopback
+ * with one cluster key; the creator's context is on A, the sender's on B, each a session of its
+ * own. Handles and tokens cross as bytes. The dead-creator case uses a real worker process.
+ */
+@Timeout(120)
+class CrossNodeNotificationTest {
+    static final long PAGE = 4096;
+    @RegisterExtension
+    static final SystemTestResources RESOURCES = SystemTestResources.perClass();
+
+    private static ClusterNodes cluster;
+    private static NodeProcess nodeA;
+    private static NodeProcess nodeB;
+    private final List<ContextThread> opened = new ArrayList<>();
+
+    @BeforeAll
+    @Timeout(90)
+    static void startCluster() throws IOException {
+        cluster = ClusterNodes.create(RESOURCES);
+        List<NodeProcess> nodes = cluster.start("A", "B");
+        nodeA = nodes.get(0);
+        nodeB = nodes.get(1);
+    }
+
+    @AfterEach
+    final void closeContexts() {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
+        opened.clear();
+    }
+
+    private ContextThread open(NodeProcess node, String name) {
+        ContextThread t = ClusterNodes.openContext(node, name);
+        opened.add(t);
+        return t;
+    }
+
+    /** A segment created, attached and exported by a context on A. */
+    private record Shared(CmiSegment segment, CmiMapping mapping, byte[] handle) {
+    }
+
+    private static Shared share(ContextThread creator, long size) {
+        return creator.call(c -> {
+            CmiSegment s = c.segGet(size, Set.of());
+            return new Shared(s, c.segAt(s, Set.of()), c.segExp(s, Set.of()).toBytes());
+        });
+    }
+
+    private static byte[] token(ContextThread creator, Shared s, Set<Access> rights) {
+        return creator.call(c -> c.tokNew(s.segment(), NodeAddress.ANY, rights).toBytes());
+    }
+
+    /** Imports on {@code t}, sets the token, attaches and enables the thread. */
+    private static CmiMapping importAndAttach(ContextThread t, byte[] handle, byte[] token) {
+        return t.call(c -> {
+            CmiSegment p = c.segImp(RemoteSegmentHandle.fromBytes(handle));
+            c.segSetToken(p, CmiToken.fromBytes(token));
+            CmiMapping m = c.segAt(p, Set.of());
+            c.enable(true);
+            return m;
+        });
+    }
+
+    @Test
+    void shouldDeliverARemoteNotificationToTheCreatorOnTheHomeNode() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE);
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        sender.run(c -> Notifications.notify(m, PAGE - 8, -5));
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        Notification n = takeOne(inbox, s.segment(), PAGE - 8, -5);
+        assertEquals(sender.call(c -> c.nodeAddress()), n.sender(), "the sender's node is B");
+        assertEmpty(inbox);
+        assertEquals(0, Notifications.inbox(sender.context()).size(), "the importer is not the creator");
+    }
+
+    @Test
+    void shouldSeeEveryRemoteStoreBeforeItsNotification() throws Exception {
+        int iterations = 1000;
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE * 2); // 1000 slots of 8 bytes
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        NotificationTestSupport.OrderingHandler handler =
+            new NotificationTestSupport.OrderingHandler(s.mapping(), iterations, 1);
+        Notifications.inbox(creator.context()).onNotification(handler);
+        sender.run(c -> NotificationTestSupport.putThenNotify(m, iterations, 0, 1));
+        handler.awaitAllAndAssert();
+    }
+
+    @Test
+    void shouldRoundTripBetweenHandlersOnTwoNodes() throws Exception {
+        ContextThread a = open(nodeA, "ping-A");
+        ContextThread b = open(nodeB, "pong-B");
+        Shared segA = share(a, PAGE);
+        Shared segB = share(b, PAGE);
+        CmiMapping aToB = importAndAttach(a, segB.handle(), token(b, segB, EnumSet.of(Access.WRITE)));
+        CmiMapping bToA = importAndAttach(b, segA.handle(), token(a, segA, EnumSet.of(Access.WRITE)));
+        Notifications.inbox(b.context()).onNotification(n -> Notifications.notify(bToA, 8, n.value() + 1));
+        NotificationInbox inboxA = Notifications.inbox(a.context());
+        for (int i = 0; i < 50; i++) {
+            long v = 2L * i;
+            a.run(c -> Notifications.notify(aToB, 0, v));
+            takeOne(inboxA, segA.segment(), 8, v + 1);
+        }
+    }
+
+    @Test
+    void shouldRefuseANotifyThroughAReadOnlyToken() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE);
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ)));
+        sender.run(c -> {
+            CmiAccessException e = assertThrows(CmiAccessException.class, () -> Notifications.notify(m, 0, 1));
+            assertEquals(CmiAccessError.PERM, e.accessError(), "a token without WRITE refuses a notification");
+            assertThrows(IndexOutOfBoundsException.class, () -> Notifications.notify(m, PAGE, 1));
+        });
+        assertNull(Notifications.inbox(creator.context()).take(Duration.ofMillis(200)), "nothing was delivered");
+    }
+
+    @Test
+    void shouldNotHangASenderWhoseSegmentsCreatorProcessDied() throws Exception {
+        ClientProcess worker = cluster.clients(nodeA).get(0);
+        long id = Long.parseLong(worker.expect("create " + PAGE, "SEGMENT"));
+        worker.expect("attach " + id, "ATTACHED");
+        byte[] handle = HexFormat.of().parseHex(worker.expect("export " + id, "HANDLE"));
+        byte[] token = HexFormat.of().parseHex(worker.expect("token " + id + " ANY READ,WRITE", "TOKEN"));
+        ContextThread local = open(nodeA, "local-A");
+        CmiMapping onA = local.call(c -> c.segAt(c.segFromId(id), Set.of()));
+        ContextThread remote = open(nodeB, "remote-B");
+        CmiMapping onB = importAndAttach(remote, handle, token);
+        remote.run(c -> Notifications.notify(onB, 0, 1)); // the creator is alive: accepted
+
+        worker.kill();
+        // Local: dropped at the node, never an error. Remote: once the home has marked the
+        // segment (its creator is gone) the store-like check fails with TOKEN, as a store does.
+        Deadline d = Deadline.in(WAIT);
+        boolean refused = false;
+        while (!refused && !d.expired()) {
+            local.run(c -> Notifications.notify(onA, 0, 2));
+            try {
+                remote.run(c -> Notifications.notify(onB, 0, 3));
+                Thread.sleep(20);
+            } catch (CmiAccessException e) {
+                assertEquals(CmiAccessError.TOKEN, e.accessError());
+                refused = true;
+            }
+        }
+        assertTrue(refused, "the home refuses notifications for a segment whose creator died");
+        local.run(c -> Notifications.notify(onA, 8, 4));
+    }
+}
