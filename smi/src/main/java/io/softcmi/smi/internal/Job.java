@@ -44,7 +44,8 @@ public final class Job {
         this.controls = new CmiMapping[env.size()];
         this.controls[env.rank()] = control.map();
         this.debug = debug;
-        this.waker = new PollingWaker(ctx, control.map(), this::checkAbort);
+        this.waker = "poll".equals(System.getenv("SMI_WAKER")) ? new PollingWaker(ctx, control.map(), this::checkAbort)
+            : new NotifyWaker(ctx, control.map(), this::checkAbort);
     }
 
     /**

@@ -6,8 +6,9 @@ import java.util.function.LongPredicate;
 /**
  * How SMI processes wake each other: a waiter waits for a word of its own control segment (local
  * memory) to change; the waker stores the word into the waiter's control segment and wakes it.
- * No waiter polls remote memory. Implementations: {@link PollingWaker} (store, then the waiter
- * polls its local word with {@link Backoff}).
+ * No waiter polls remote memory. Implementations: {@link NotifyWaker} (store, then a CMI segment
+ * notification; the default) and {@link PollingWaker} (store, then the waiter polls its local word
+ * with {@link Backoff}; chosen with {@code SMI_WAKER=poll}).
  */
 interface Waker {
     /**
