@@ -56,6 +56,11 @@ public final class Segments {
     }
 
     Own create(long size, boolean export) {
+        long max = ctx.ctlInfo().maxSegSz();
+        if (size > max) {
+            throw Errors.fail(io.softcmi.smi.SmiError.NOMEM, "a segment of " + size + " bytes is larger than the node's"
+                + " maximum of " + max);
+        }
         CmiSegment seg = ctx.segGet(size, Set.of());
         CmiMapping map = null;
         try {
