@@ -122,6 +122,17 @@ public final class Smi implements AutoCloseable {
     }
 
     /**
+     * Not an SMI function: one raw CMI {@code atm_cas} round trip to another process's control
+     * segment, the baseline the synchronization benchmarks compare with.
+     *
+     * @param rank the target process
+     */
+    public void rawAtmCas(int rank) {
+        live();
+        job.rawAtmCasRoundTrip(Errors.checkRank(rank, procSize(), "rank"));
+    }
+
+    /**
      * Implements {@code SMI_Abort}: ends the whole application; never returns.
      *
      * @param code the exit code of the processes

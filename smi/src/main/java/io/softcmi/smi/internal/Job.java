@@ -170,6 +170,17 @@ public final class Job {
         return env.size();
     }
 
+    /**
+     * One {@code atm_cas} on a word of another process's control segment (an unused word of its
+     * layout): the raw round trip SMI's synchronization is built of, for benchmarks.
+     *
+     * @param rank the process whose segment is the target
+     * @return the word's value
+     */
+    public long rawAtmCasRoundTrip(int rank) {
+        return ctx.atmCas(controls[rank], Layout.CTRL_BENCH, 0, 0);
+    }
+
     CmiMapping bootstrap() {
         return boot;
     }
