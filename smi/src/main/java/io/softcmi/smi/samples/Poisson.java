@@ -12,9 +12,10 @@ import java.util.Set;
  * The SMI example {@code poisson}: Jacobi iterations for the Poisson equation
  * {@code -Δu = f} on the unit square ({@code f = 1}, {@code u = 0} on the border) on an
  * {@code N x N} grid. The grid lives in a {@code BLOCKED} region: each process owns the rows whose
- * start lies in its segment, computes them in private memory, and per iteration publishes its
- * first and last row into the region (local stores) and reads its neighbours' boundary rows
- * (one bulk read each), separated by barriers. At the end every process writes its rows into the
+ * start lies in its segment and computes them in private memory. Per iteration it publishes its
+ * first and last row into its fragment of a {@code FRAGMENTED} halo region (local stores; two
+ * copies by iteration parity), meets the others at one barrier, and reads its neighbours'
+ * boundary rows (one bulk read each). At the end every process writes its rows into the grid
  * region and rank 0 prints a checksum of the whole grid.
  * <pre>
  *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.Poisson [N] [iterations] [--verify]
@@ -58,22 +59,30 @@ public final class Poisson {
             double[][] next = new double[rows + 2][n];
             double h2 = 1.0 / ((n - 1.0) * (n - 1.0));
             MemorySegment row = MemorySegment.ofArray(new byte[(int) rowBytes]);
+            // Halo exchange: each process's fragment holds its first and last row, twice (by
+            // iteration parity), so one barrier per iteration separates writing and reading.
+            SmiRegion halo = smi.createShreg(RegionType.FRAGMENTED, Smi.initReginfo(4 * rowBytes * smi.procSize(), 0),
+                Set.of());
+            SmiRegion mine = halo.fragment(me);
+            int above = lo > 0 ? ownerOfRow(grid, lo - 1, rowBytes) : -1;
+            int below = hi < n ? ownerOfRow(grid, hi, rowBytes) : -1;
+            SmiRegion up = above < 0 ? null : halo.fragment(above);
+            SmiRegion down = below < 0 ? null : halo.fragment(below);
             smi.barrier();
             double t0 = smi.wtime();
             for (int it = 0; it < iters; it++) {
+                long parity = (it & 1) * 2 * rowBytes;
                 if (rows > 0) {
-                    publish(grid, cur[1], lo, row, rowBytes);
-                    if (hi - 1 != lo) {
-                        publish(grid, cur[rows], hi - 1, row, rowBytes);
-                    }
+                    publish(mine, cur[1], parity, row);
+                    publish(mine, cur[rows], parity + rowBytes, row);
                 }
                 smi.barrier();
                 if (rows > 0) {
-                    if (lo > 0) {
-                        fetch(grid, cur[0], lo - 1, row, rowBytes);
+                    if (up != null) {
+                        fetch(up, cur[0], parity + rowBytes, row);
                     }
-                    if (hi < n) {
-                        fetch(grid, cur[rows + 1], hi, row, rowBytes);
+                    if (down != null) {
+                        fetch(down, cur[rows + 1], parity, row);
                     }
                     for (int i = first; i < last; i++) {
                         sweep(cur, next, i - lo + 1, n, h2);
@@ -82,11 +91,10 @@ public final class Poisson {
                     cur = next;
                     next = t;
                 }
-                smi.barrier();
             }
             double time = smi.wtime() - t0;
             for (int i = lo; i < hi; i++) {
-                publish(grid, cur[i - lo + 1], i, row, rowBytes);
+                publish(grid, cur[i - lo + 1], i * rowBytes, row);
             }
             smi.barrier();
             if (me == 0) {
@@ -109,6 +117,7 @@ public final class Poisson {
                 }
             }
             smi.barrier();
+            halo.free();
             grid.free();
         }
     }
@@ -157,13 +166,23 @@ public final class Poisson {
         return s;
     }
 
-    private static void publish(SmiRegion grid, double[] r, int i, MemorySegment buf, long rowBytes) {
-        MemorySegment.copy(r, 0, buf, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, r.length);
-        grid.put(i * rowBytes, buf);
+    private static int ownerOfRow(SmiRegion grid, int i, long rowBytes) {
+        long at = i * rowBytes;
+        for (RegionLayout.Segment s : grid.layout().segments()) {
+            if (at >= s.offset() && at < s.offset() + s.size()) {
+                return s.ownerRank();
+            }
+        }
+        throw new IllegalStateException("row " + i + " is in no segment");
     }
 
-    private static void fetch(SmiRegion grid, double[] r, int i, MemorySegment buf, long rowBytes) {
-        grid.get(i * rowBytes, buf);
-        MemorySegment.copy(buf, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, r, 0, r.length);
+    private static void publish(SmiRegion r, double[] row, long offset, MemorySegment buf) {
+        MemorySegment.copy(row, 0, buf, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, row.length);
+        r.put(offset, buf);
+    }
+
+    private static void fetch(SmiRegion r, double[] row, long offset, MemorySegment buf) {
+        r.get(offset, buf);
+        MemorySegment.copy(buf, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, row, 0, row.length);
     }
 }
