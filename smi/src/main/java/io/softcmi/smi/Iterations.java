@@ -5,7 +5,7 @@ package io.softcmi.smi;
  *
  * @param status where they come from, or {@code READY} when none are left
  * @param low the first iteration
- * @param high one past the last iteration
+ * @param high the last iteration (inclusive; below {@code low} when none)
  */
 public record Iterations(LoopStatus status, int low, int high) {
 }

@@ -6,6 +6,7 @@ import io.softcmi.smi.internal.Debug;
 import io.softcmi.smi.internal.Errors;
 import io.softcmi.smi.internal.Job;
 import io.softcmi.smi.internal.JobEnv;
+import io.softcmi.smi.internal.Loops;
 import io.softcmi.smi.internal.Messages;
 import io.softcmi.smi.internal.Mutexes;
 import io.softcmi.smi.internal.Regions;
@@ -51,6 +52,7 @@ public final class Smi implements AutoCloseable {
     private final Signals signals;
     private final Messages messages;
     private final Copier copier;
+    private final Loops loops;
     private final Watchdog watchdog;
     private final long page;
     private final long startNanos = System.nanoTime();
@@ -67,6 +69,7 @@ public final class Smi implements AutoCloseable {
         this.signals = new Signals(job);
         this.messages = new Messages(job);
         this.copier = new Copier(job);
+        this.loops = new Loops(job);
         this.watchdog = new Watchdog(job, job.env().watchdogSeconds());
     }
 
@@ -808,27 +811,28 @@ public final class Smi implements AutoCloseable {
     }
 
     /**
-     * Implements {@code SMI_Loop_init} (not implemented).
+     * Implements {@code SMI_Loop_init} (collective): a loop over {@code globalLow..globalHigh}
+     * (inclusive) scheduled by affinity with load balancing (see {@link SmiLoop}).
      *
      * @param globalLow first iteration
-     * @param globalHigh one past the last
+     * @param globalHigh last iteration, not below {@code globalLow}
      * @param mode partition policy
-     * @return never
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @return the loop
+     * @throws SmiException {@link SmiError#PARAM} if {@code globalHigh < globalLow};
+     *         {@link SmiError#OTHER} for a null mode; {@link SmiError#NOMEM} beyond 32 loops
      */
     public SmiLoop loopInit(int globalLow, int globalHigh, LoopMode mode) {
         live();
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Loop_init is not implemented in softcmi");
+        return loops.create(globalLow, globalHigh, mode);
     }
 
     /**
-     * Implements {@code SMI_Evaluate_speed} (not implemented).
+     * Implements {@code SMI_Evaluate_speed} (collective): every process times the same kernel.
      *
-     * @return never
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @return the speed of each process relative to the slowest (which gets 1)
      */
     public double[] evaluateSpeed() {
         live();
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Evaluate_speed is not implemented in softcmi");
+        return loops.evaluateSpeed();
     }
 }

@@ -146,15 +146,48 @@ class SmiSingleProcessTest {
     }
 
     @Test
-    void shouldNotImplementDynamicMemoryReplicationAndLoops() {
+    void shouldNotImplementDynamicMemoryAndReplication() {
         SmiRegion r = smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(4096, 0), Set.of());
         assertError(SmiError.NOTIMPL, r::initMmu);
         assertError(SmiError.NOTIMPL, () -> r.imalloc(8));
         assertError(SmiError.NOTIMPL, () -> smi.switchToReplication(r, 0, 0, 0, 0));
         assertError(SmiError.NOTIMPL, () -> smi.ensureConsistency(r, 0, 0, 0));
-        assertError(SmiError.NOTIMPL, () -> smi.loopInit(0, 10, LoopMode.BLOCKED));
-        assertError(SmiError.NOTIMPL, smi::evaluateSpeed);
         r.free();
+    }
+
+    @Test
+    void shouldScheduleEveryIterationOnceInEveryModeAndRejectBadLoops() {
+        assertEquals(1.0, smi.evaluateSpeed()[0]);
+        for (LoopMode mode : LoopMode.values()) {
+            SmiLoop loop = smi.loopInit(-5, 94, mode);
+            if (mode == LoopMode.BLOCKED) {
+                loop.useEvaluatedSpeed();
+            }
+            loop.setParam(SmiLoop.NO_CHANGE, 3, SmiLoop.NO_CHANGE, 7, SmiLoop.NO_CHANGE);
+            loop.setHelpParam(SmiLoop.HELP_ONLY_SMP);
+            for (int run = 0; run < 2; run++) {
+                int[] seen = new int[100];
+                Iterations it;
+                int chunks = 0;
+                do {
+                    it = loop.getIterations();
+                    for (int i = it.low(); i <= it.high(); i++) {
+                        seen[i + 5]++;
+                    }
+                    chunks++;
+                } while (it.status() != LoopStatus.READY);
+                for (int c : seen) {
+                    assertEquals(1, c, mode + ": every iteration exactly once");
+                }
+                assertTrue(mode == LoopMode.TIMED_BLOCKED || chunks > 100 / 7, mode + ": chunks of at most 7");
+            }
+            assertError(SmiError.PARAM, () -> loop.setParam(-1, 0, 0, 0, 0));
+            assertError(SmiError.PARAM, () -> loop.setHelpParam(-7));
+            loop.free();
+            assertError(SmiError.PARAM, loop::getIterations);
+        }
+        assertError(SmiError.PARAM, () -> smi.loopInit(5, 4, LoopMode.CYCLIC));
+        assertError(SmiError.OTHER, () -> smi.loopInit(0, 4, null));
     }
 
     @Test

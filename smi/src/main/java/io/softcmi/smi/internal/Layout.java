@@ -22,6 +22,8 @@ package io.softcmi.smi.internal;
  *   16384  ANNOUNCE                    count, then the export slots of the segments made by the last collective creation
  *   32768  MSG[sender]                 128 bytes per sender: SEQ, LEN, 56 data bytes (small messages)
  *   65536  MSG_ACK[receiver]           8 bytes per receiver: messages of this process it consumed
+ *   69632  LOOP[loop]                  32 bytes per scheduled loop: WORK (next | end << 32), DONE, RATE
+ *   71680  SPEED                       time of this process's SMI_Evaluate_speed kernel (double bits)
  *   100000 BENCH                       a word benchmarks hit with atm_cas
  *   131072 EXPORT[slot]                1 KiB per slot: descriptors of segments this process exported
  * </pre>
@@ -54,6 +56,10 @@ final class Layout {
     static final long CTRL_MSG = 32768;
     static final int MSG_SLOT = 128;
     static final long CTRL_MSG_ACK = 65536;
+    static final long CTRL_LOOP = 69632;
+    static final int MAX_LOOPS = 32;
+    static final int LOOP_BYTES = 32;
+    static final long CTRL_SPEED = 71680;
     static final long CTRL_BENCH = 100000;
     static final long CTRL_EXPORT = 131072;
     static final int EXPORT_SLOTS = (int) ((CTRL_SIZE - CTRL_EXPORT) / ENTRY_SIZE);

@@ -100,6 +100,7 @@ class SmirunSystemTest {
             a.add(Arguments.of("Sync", np, List.of("50"), "sync: OK"));
             a.add(Arguments.of("Signal", np, List.of(), "signal: OK"));
             a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
+            a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
         }
         return a.stream();
     }
