@@ -65,6 +65,7 @@ public final class Smi implements AutoCloseable {
         this.page = SysInfo.pageSize(job.context().ctlInfo().protUnits());
         this.regions = new Regions(job, page);
         this.mutexes = new Mutexes(job);
+        job.mutexes(mutexes);
         this.counters = new Counters(job);
         this.signals = new Signals(job);
         this.messages = new Messages(job);

@@ -44,43 +44,50 @@ public interface SmiRegion {
     void free();
 
     /**
-     * Implements {@code SMI_Init_shregMMU} (not implemented).
+     * Implements {@code SMI_Init_shregMMU}: a buddy allocator over the largest power-of-two part of
+     * the region after its first page. Collective for collective region types; for a
+     * {@code LOCAL} region, only its owner may call it. Afterwards only allocated memory of the
+     * region may be used.
      *
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @throws SmiException {@link SmiError#PARAM} if already initialized or not the owner;
+     *         {@link SmiError#NOMEM} if the region is too small
      */
     void initMmu();
 
     /**
-     * Implements {@code SMI_Imalloc} (not implemented).
+     * Implements {@code SMI_Imalloc} (individual; processes exclude each other with a mutex).
      *
      * @param size bytes
-     * @return never
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @return the start of the allocated area
+     * @throws SmiException {@link SmiError#PARAM} without {@code initMmu} or for a size below 1;
+     *         {@link SmiError#NOMEM} if no free area is large enough
      */
     SmiAddress imalloc(long size);
 
     /**
-     * Implements {@code SMI_Cmalloc} (not implemented).
+     * Implements {@code SMI_Cmalloc} (collective, same size everywhere): every process gets the
+     * same address.
      *
      * @param size bytes
-     * @return never
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @return the start of the allocated area
+     * @throws SmiException {@link SmiError#PARAM} for a non-collective region or without
+     *         {@code initMmu}; {@link SmiError#NOMEM} if no free area is large enough
      */
     SmiAddress cmalloc(long size);
 
     /**
-     * Implements {@code SMI_Ifree} (not implemented).
+     * Implements {@code SMI_Ifree}.
      *
-     * @param a address
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @param a an address {@link #imalloc} or {@link #cmalloc} returned
+     * @throws SmiException {@link SmiError#PARAM} if it is not an allocated area
      */
     void ifree(SmiAddress a);
 
     /**
-     * Implements {@code SMI_Cfree} (not implemented).
+     * Implements {@code SMI_Cfree} (collective).
      *
-     * @param a address
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @param a an address {@link #cmalloc} returned
+     * @throws SmiException {@link SmiError#PARAM} if it is not an allocated area or the region not collective
      */
     void cfree(SmiAddress a);
 

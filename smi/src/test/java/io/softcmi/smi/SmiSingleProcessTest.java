@@ -146,13 +146,48 @@ class SmiSingleProcessTest {
     }
 
     @Test
-    void shouldNotImplementDynamicMemoryAndReplication() {
+    void shouldNotImplementReplication() {
         SmiRegion r = smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(4096, 0), Set.of());
-        assertError(SmiError.NOTIMPL, r::initMmu);
-        assertError(SmiError.NOTIMPL, () -> r.imalloc(8));
         assertError(SmiError.NOTIMPL, () -> smi.switchToReplication(r, 0, 0, 0, 0));
         assertError(SmiError.NOTIMPL, () -> smi.ensureConsistency(r, 0, 0, 0));
         r.free();
+    }
+
+    @Test
+    void shouldAllocateFreeAndCoalesceInARegion() {
+        SmiRegion r = smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(4096 + 65536, 0), Set.of());
+        assertError(SmiError.PARAM, () -> r.imalloc(8));
+        r.initMmu();
+        assertError(SmiError.PARAM, r::initMmu);
+        java.util.List<SmiAddress> got = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            SmiAddress a = r.imalloc(100 + i);
+            a.region().putLong(a.offset(), i);
+            got.add(a);
+        }
+        for (int i = 0; i < 100; i++) {
+            assertEquals(i, r.getLong(got.get(i).offset()), "blocks do not overlap");
+        }
+        assertError(SmiError.NOMEM, () -> r.imalloc(65536));
+        for (SmiAddress a : got) {
+            r.ifree(a);
+        }
+        assertError(SmiError.PARAM, () -> r.ifree(got.get(0)));
+        assertError(SmiError.PARAM, () -> r.ifree(r.at(7)));
+        SmiAddress whole = r.imalloc(65536 - 16);
+        r.ifree(whole);
+        SmiAddress c = r.cmalloc(1000);
+        r.cfree(c);
+        assertError(SmiError.PARAM, () -> r.imalloc(0));
+        r.free();
+        SmiRegion local = smi.createShreg(RegionType.LOCAL, Smi.initReginfo(8192, 0), Set.of());
+        local.initMmu();
+        local.ifree(local.imalloc(64));
+        assertError(SmiError.PARAM, () -> local.cmalloc(64));
+        SmiRegion tiny = smi.createShreg(RegionType.LOCAL, Smi.initReginfo(4096, 0), Set.of());
+        assertError(SmiError.NOMEM, tiny::initMmu);
+        tiny.free();
+        local.free();
     }
 
     @Test

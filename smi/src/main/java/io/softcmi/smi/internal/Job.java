@@ -148,6 +148,17 @@ public final class Job {
         return ctx;
     }
 
+    private Mutexes mutexes;
+
+    /** @param m the job's mutexes (for the memory managers' locks) */
+    public void mutexes(Mutexes m) {
+        mutexes = m;
+    }
+
+    Mutexes mutexes() {
+        return mutexes;
+    }
+
     Segments segments() {
         return segments;
     }

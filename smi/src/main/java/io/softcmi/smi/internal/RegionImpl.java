@@ -53,6 +53,7 @@ final class RegionImpl implements SmiRegion {
     private final RegionImpl parent;
     private int last;
     private boolean freed;
+    private Mmu mmu;
 
     RegionImpl(Regions regions, int id, RegionType type, long size, long createdSize, List<Part> parts, RegionImpl parent) {
         this.regions = regions;
@@ -127,27 +128,39 @@ final class RegionImpl implements SmiRegion {
 
     @Override
     public void initMmu() {
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Init_shregMMU is not implemented in softcmi");
+        live();
+        if (mmu != null) {
+            throw Errors.fail(SmiError.PARAM, "region " + id + " already has a memory manager");
+        }
+        mmu = regions.initMmu(this);
+    }
+
+    private Mmu mmu() {
+        live();
+        if (mmu == null) {
+            throw Errors.fail(SmiError.PARAM, "region " + id + " is not initialized for dynamic memory (SMI_Init_shregMMU)");
+        }
+        return mmu;
     }
 
     @Override
     public SmiAddress imalloc(long n) {
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Imalloc is not implemented in softcmi");
+        return mmu().imalloc(n);
     }
 
     @Override
     public SmiAddress cmalloc(long n) {
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Cmalloc is not implemented in softcmi");
+        return mmu().cmalloc(n);
     }
 
     @Override
     public void ifree(SmiAddress a) {
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Ifree is not implemented in softcmi");
+        mmu().ifree(a);
     }
 
     @Override
     public void cfree(SmiAddress a) {
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Cfree is not implemented in softcmi");
+        mmu().cfree(a);
     }
 
     @Override

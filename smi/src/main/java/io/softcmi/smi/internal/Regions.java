@@ -438,6 +438,18 @@ public final class Regions {
         }
     }
 
+    Mmu initMmu(RegionImpl r) {
+        boolean collective = isCollective(r.type());
+        if (!collective) {
+            for (RegionImpl.Part p : r.parts()) {
+                if (p.owner != job.rank() || p.own == null) {
+                    throw Errors.fail(SmiError.PARAM, "only the owner of a " + r.type() + " region may manage its memory");
+                }
+            }
+        }
+        return Mmu.init(r, job, collective, page);
+    }
+
     private static boolean isCollective(RegionType t) {
         return switch (t) {
             case UNDIVIDED, BLOCKED, CYCLIC, CUSTOMIZED, SMP, FRAGMENTED -> true;

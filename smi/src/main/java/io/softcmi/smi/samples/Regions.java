@@ -76,6 +76,34 @@ public final class Regions {
             smi.barrier();
             local.free();
             report(smi, "LOCAL/REMOTE: every process read its left neighbour's LOCAL region");
+            // Dynamic memory: every process allocates from one region concurrently (a mutex inside),
+            // then all free; afterwards the whole arena is one block again.
+            SmiRegion heap = smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(page + 65536, n - 1), Set.of());
+            heap.initMmu();
+            java.util.List<io.softcmi.smi.SmiAddress> blocks = new java.util.ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                io.softcmi.smi.SmiAddress a = heap.imalloc(200);
+                heap.putLong(a.offset(), stamp(me, i));
+                blocks.add(a);
+            }
+            io.softcmi.smi.SmiAddress common = heap.cmalloc(8L * n);
+            heap.putLong(common.offset() + 8L * me, 500 + me);
+            smi.barrier();
+            for (int i = 0; i < 10; i++) {
+                expect(heap.getLong(blocks.get(i).offset()), stamp(me, i), "imalloc block " + i);
+            }
+            for (int r = 0; r < n; r++) {
+                expect(heap.getLong(common.offset() + 8L * r), 500 + r, "cmalloc slot " + r);
+            }
+            smi.barrier();
+            blocks.forEach(heap::ifree);
+            heap.cfree(common);
+            if (me == 0) {
+                heap.ifree(heap.imalloc(65536 - 16));
+            }
+            smi.barrier();
+            heap.free();
+            report(smi, "MMU: " + n + " x 10 imalloc blocks and one cmalloc block, all freed and coalesced");
             report(smi, "regions: OK");
         }
     }
