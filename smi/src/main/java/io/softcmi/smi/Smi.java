@@ -10,6 +10,7 @@ import io.softcmi.smi.internal.Loops;
 import io.softcmi.smi.internal.Messages;
 import io.softcmi.smi.internal.Mutexes;
 import io.softcmi.smi.internal.Regions;
+import io.softcmi.smi.internal.Replication;
 import io.softcmi.smi.internal.Signals;
 import io.softcmi.smi.internal.SysInfo;
 import io.softcmi.smi.internal.Watchdog;
@@ -53,6 +54,7 @@ public final class Smi implements AutoCloseable {
     private final Messages messages;
     private final Copier copier;
     private final Loops loops;
+    private final Replication replication;
     private final Watchdog watchdog;
     private final long page;
     private final long startNanos = System.nanoTime();
@@ -71,6 +73,7 @@ public final class Smi implements AutoCloseable {
         this.messages = new Messages(job);
         this.copier = new Copier(job);
         this.loops = new Loops(job);
+        this.replication = new Replication(job, loops);
         this.watchdog = new Watchdog(job, job.env().watchdogSeconds());
     }
 
@@ -768,47 +771,80 @@ public final class Smi implements AutoCloseable {
         }
     }
 
+    /** {@code SMI_REP_EVERYTHING}. */
+    public static final int REP_EVERYTHING = Replication.REP_EVERYTHING;
+    /** {@code SMI_REP_NOTHING}. */
+    public static final int REP_NOTHING = Replication.REP_NOTHING;
+    /** {@code SMI_REP_LOCAL_AND_BEYOND}. */
+    public static final int REP_LOCAL_AND_BEYOND = Replication.REP_LOCAL_AND_BEYOND;
+    /** {@code SMI_REP_ONE_PER_NODE} (accepted; every process still gets its own copy). */
+    public static final int REP_ONE_PER_NODE = Replication.REP_ONE_PER_NODE;
+    /** {@code SMI_SHR_NOTHING}. */
+    public static final int SHR_NOTHING = Replication.SHR_NOTHING;
+    /** {@code SMI_SHR_SINGLE_SOURCE}. */
+    public static final int SHR_SINGLE_SOURCE = Replication.SHR_SINGLE_SOURCE;
+    /** {@code SMI_SHR_LOOP_SPLITTING} (obsolete: refused with {@code PARAM}). */
+    public static final int SHR_LOOP_SPLITTING = Replication.SHR_LOOP_SPLITTING;
+    /** {@code SMI_SHR_EVERY_LOCAL}. */
+    public static final int SHR_EVERY_LOCAL = Replication.SHR_EVERY_LOCAL;
+    /** {@code SMI_SHR_ADD}, or'ed with a {@code DTYPE}. */
+    public static final int SHR_ADD = Replication.SHR_ADD;
+    /** {@code SMI_DTYPE_FIXPOINT}. */
+    public static final int DTYPE_FIXPOINT = Replication.DTYPE_FIXPOINT;
+    /** {@code SMI_DTYPE_FLOATINGPOINT}. */
+    public static final int DTYPE_FLOATINGPOINT = Replication.DTYPE_FLOATINGPOINT;
+    /** {@code SMI_DTYPE_HIGHPRECISION}. */
+    public static final int DTYPE_HIGHPRECISION = Replication.DTYPE_HIGHPRECISION;
+    /** {@code SMI_SHR_SPARSE} (accepted). */
+    public static final int SHR_SPARSE = Replication.SHR_SPARSE;
+
     /**
-     * Implements {@code SMI_Switch_to_replication} (not implemented).
+     * Implements {@code SMI_Switch_to_replication} (collective): from now on this process's
+     * accesses through {@code r} go to a private copy. No effect if already replicated.
      *
-     * @param r region
-     * @param mode mode
-     * @param p1 parameter
-     * @param p2 parameter
-     * @param p3 parameter
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @param r the region
+     * @param mode {@link #REP_EVERYTHING}, {@link #REP_NOTHING} or {@link #REP_LOCAL_AND_BEYOND},
+     *             optionally or'ed with {@link #REP_ONE_PER_NODE}
+     * @param p1 {@code LOCAL_AND_BEYOND}: elements in the region's flat array
+     * @param p2 {@code LOCAL_AND_BEYOND}: id of the scheduled loop over it (loops are numbered from 0)
+     * @param p3 {@code LOCAL_AND_BEYOND}: neighbouring elements copied on each side
+     * @throws SmiException {@link SmiError#PARAM} for a freed region, an unknown mode or bad parameters
      */
     public void switchToReplication(SmiRegion r, int mode, int p1, int p2, int p3) {
         live();
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Switch_to_replication is not implemented in softcmi");
+        replication.toReplication(r, mode, p1, p2, p3);
     }
 
     /**
-     * Implements {@code SMI_Switch_to_sharing} (not implemented).
+     * Implements {@code SMI_Switch_to_sharing} (collective): combines the copies into the shared
+     * region and accesses go to it again.
      *
-     * @param r region
-     * @param combMode mode
-     * @param p1 parameter
-     * @param p2 parameter
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @param r the region
+     * @param combMode {@link #SHR_NOTHING}, {@link #SHR_SINGLE_SOURCE}, {@link #SHR_EVERY_LOCAL}, or
+     *                 {@link #SHR_ADD} or'ed with {@link #DTYPE_FIXPOINT} / {@link #DTYPE_FLOATINGPOINT}
+     *                 (and {@link #DTYPE_HIGHPRECISION}), optionally {@link #SHR_SPARSE}
+     * @param p1 the source rank ({@code SINGLE_SOURCE}) or element count ({@code ADD})
+     * @param p2 unused
+     * @throws SmiException {@link SmiError#PARAM} for an unknown or obsolete mode or bad parameters
      */
     public void switchToSharing(SmiRegion r, int combMode, long p1, long p2) {
         live();
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Switch_to_sharing is not implemented in softcmi");
+        replication.toSharing(r, combMode, p1, p2);
     }
 
     /**
-     * Implements {@code SMI_Ensure_consistency} (not implemented).
+     * Implements {@code SMI_Ensure_consistency} (collective): combines as
+     * {@link #switchToSharing} and refreshes every copy; the region stays replicated.
      *
-     * @param r region
-     * @param combMode mode
-     * @param p1 parameter
-     * @param p2 parameter
-     * @throws SmiException {@link SmiError#NOTIMPL} always
+     * @param r the region
+     * @param combMode as for {@link #switchToSharing}
+     * @param p1 as for {@link #switchToSharing}
+     * @param p2 unused
+     * @throws SmiException {@link SmiError#PARAM} if the region is not replicated or the mode is bad
      */
     public void ensureConsistency(SmiRegion r, int combMode, long p1, long p2) {
         live();
-        throw Errors.fail(SmiError.NOTIMPL, "SMI_Ensure_consistency is not implemented in softcmi");
+        replication.ensure(r, combMode, p1, p2);
     }
 
     /**

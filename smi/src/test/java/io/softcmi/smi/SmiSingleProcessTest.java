@@ -146,11 +146,25 @@ class SmiSingleProcessTest {
     }
 
     @Test
-    void shouldNotImplementReplication() {
+    void shouldReplicateAndShareAgainAndRejectBadCombineModes() {
         SmiRegion r = smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(4096, 0), Set.of());
-        assertError(SmiError.NOTIMPL, () -> smi.switchToReplication(r, 0, 0, 0, 0));
-        assertError(SmiError.NOTIMPL, () -> smi.ensureConsistency(r, 0, 0, 0));
+        r.putLong(0, 5);
+        assertError(SmiError.PARAM, () -> smi.ensureConsistency(r, Smi.SHR_NOTHING, 0, 0));
+        assertError(SmiError.PARAM, () -> smi.switchToReplication(r, 7, 0, 0, 0));
+        assertError(SmiError.PARAM, () -> smi.switchToReplication(r, Smi.REP_LOCAL_AND_BEYOND, 3, 0, 0));
+        smi.switchToReplication(r, Smi.REP_EVERYTHING, 0, 0, 0);
+        smi.switchToReplication(r, Smi.REP_NOTHING, 0, 0, 0);
+        assertEquals(5, r.getLong(0), "a second switch has no effect");
+        r.putLong(0, 6);
+        smi.ensureConsistency(r, Smi.SHR_SINGLE_SOURCE, 0, 0);
+        assertError(SmiError.PARAM, () -> smi.switchToSharing(r, Smi.SHR_LOOP_SPLITTING, 0, 0));
+        assertError(SmiError.PARAM, () -> smi.switchToSharing(r, Smi.SHR_SINGLE_SOURCE, 3, 0));
+        assertError(SmiError.PARAM, () -> smi.switchToSharing(r, Smi.SHR_ADD | Smi.DTYPE_FIXPOINT, 2000, 0));
+        r.putInt(0, 40);
+        smi.switchToSharing(r, Smi.SHR_ADD | Smi.DTYPE_FIXPOINT, 1, 0);
+        assertEquals(40, r.getInt(0));
         r.free();
+        assertError(SmiError.PARAM, () -> smi.switchToReplication(r, Smi.REP_EVERYTHING, 0, 0, 0));
     }
 
     @Test

@@ -31,6 +31,7 @@ public final class Loops {
     private static final long MASK = 0xffffffffL;
 
     private final Job job;
+    private final java.util.Map<Integer, Loop> byId = new java.util.HashMap<>();
     private int nextId;
     private double[] speed;
 
@@ -59,7 +60,36 @@ public final class Loops {
         }
         int id = nextId++;
         job.barrier();
-        return new Loop(id, low, high, mode);
+        Loop l = new Loop(id, low, high, mode);
+        byId.put(id, l);
+        return l;
+    }
+
+    /**
+     * The share of a process in a loop's current (or first) run, scaled to an array of
+     * {@code elements} elements over the loop's index range, for {@code REP_LOCAL_AND_BEYOND}.
+     *
+     * @param id the loop id ({@link io.softcmi.smi.SmiLoop} creation order, from 0)
+     * @param rank the process
+     * @param elements the array's length
+     * @return {@code [first, end)} element indices; the whole array for a {@code CYCLIC} loop
+     */
+    long[] share(int id, int rank, long elements) {
+        Loop l = byId.get(id);
+        if (l == null || l.freed) {
+            throw Errors.fail(SmiError.PARAM, "no scheduled loop with id " + id);
+        }
+        if (l.mode == LoopMode.CYCLIC) {
+            return new long[] {0, elements};
+        }
+        long[] st = l.start != null ? l.start : blocks(l.count, evenWeights(job.size()));
+        return new long[] {st[rank] * elements / l.count, st[rank + 1] * elements / l.count};
+    }
+
+    private static double[] evenWeights(int n) {
+        double[] w = new double[n];
+        java.util.Arrays.fill(w, 1);
+        return w;
     }
 
     /**
@@ -266,6 +296,7 @@ public final class Loops {
             live();
             job.barrier();
             freed = true;
+            byId.remove(id);
         }
 
         @Override

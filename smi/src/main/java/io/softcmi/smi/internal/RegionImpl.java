@@ -7,6 +7,7 @@ import io.softcmi.smi.SmiAddress;
 import io.softcmi.smi.SmiError;
 import io.softcmi.smi.SmiRegion;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -54,6 +55,7 @@ final class RegionImpl implements SmiRegion {
     private int last;
     private boolean freed;
     private Mmu mmu;
+    private MemorySegment replica;
 
     RegionImpl(Regions regions, int id, RegionType type, long size, long createdSize, List<Part> parts, RegionImpl parent) {
         this.regions = regions;
@@ -229,72 +231,114 @@ final class RegionImpl implements SmiRegion {
 
     @Override
     public byte getByte(long off) {
+        if (replica != null) {
+            return replica.get(ValueLayout.JAVA_BYTE, checked(off, 1));
+        }
         Part p = part(off, 1);
         return p.map.getByte(p.base + off - p.start);
     }
 
     @Override
     public void putByte(long off, byte v) {
+        if (replica != null) {
+            replica.set(ValueLayout.JAVA_BYTE, checked(off, 1), v);
+            return;
+        }
         Part p = part(off, 1);
         p.map.putByte(p.base + off - p.start, v);
     }
 
     @Override
     public short getShort(long off) {
+        if (replica != null) {
+            return replica.get(ValueLayout.JAVA_SHORT_UNALIGNED, checked(off, 2));
+        }
         Part p = part(off, 2);
         return p.map.getShort(p.base + off - p.start);
     }
 
     @Override
     public void putShort(long off, short v) {
+        if (replica != null) {
+            replica.set(ValueLayout.JAVA_SHORT_UNALIGNED, checked(off, 2), v);
+            return;
+        }
         Part p = part(off, 2);
         p.map.putShort(p.base + off - p.start, v);
     }
 
     @Override
     public int getInt(long off) {
+        if (replica != null) {
+            return replica.get(ValueLayout.JAVA_INT_UNALIGNED, checked(off, 4));
+        }
         Part p = part(off, 4);
         return p.map.getInt(p.base + off - p.start);
     }
 
     @Override
     public void putInt(long off, int v) {
+        if (replica != null) {
+            replica.set(ValueLayout.JAVA_INT_UNALIGNED, checked(off, 4), v);
+            return;
+        }
         Part p = part(off, 4);
         p.map.putInt(p.base + off - p.start, v);
     }
 
     @Override
     public long getLong(long off) {
+        if (replica != null) {
+            return replica.get(ValueLayout.JAVA_LONG_UNALIGNED, checked(off, 8));
+        }
         Part p = part(off, 8);
         return p.map.getLong(p.base + off - p.start);
     }
 
     @Override
     public void putLong(long off, long v) {
+        if (replica != null) {
+            replica.set(ValueLayout.JAVA_LONG_UNALIGNED, checked(off, 8), v);
+            return;
+        }
         Part p = part(off, 8);
         p.map.putLong(p.base + off - p.start, v);
     }
 
     @Override
     public float getFloat(long off) {
+        if (replica != null) {
+            return replica.get(ValueLayout.JAVA_FLOAT_UNALIGNED, checked(off, 4));
+        }
         Part p = part(off, 4);
         return p.map.getFloat(p.base + off - p.start);
     }
 
     @Override
     public void putFloat(long off, float v) {
+        if (replica != null) {
+            replica.set(ValueLayout.JAVA_FLOAT_UNALIGNED, checked(off, 4), v);
+            return;
+        }
         Part p = part(off, 4);
         p.map.putFloat(p.base + off - p.start, v);
     }
 
     @Override
     public double getDouble(long off) {
+        if (replica != null) {
+            return replica.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, checked(off, 8));
+        }
         Part p = part(off, 8);
         return p.map.getDouble(p.base + off - p.start);
     }
 
     @Override
     public void putDouble(long off, double v) {
+        if (replica != null) {
+            replica.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, checked(off, 8), v);
+            return;
+        }
         Part p = part(off, 8);
         p.map.putDouble(p.base + off - p.start, v);
     }
@@ -304,11 +348,38 @@ final class RegionImpl implements SmiRegion {
         return m.isNative() || m.heapBase().orElse(null) instanceof byte[];
     }
 
+    private long checked(long off, long width) {
+        if (off < 0 || off > size - width) {
+            throw Errors.fail(SmiError.BADADR, "offset " + off + " (+" + width + ") is outside region " + id + " (size "
+                + size + ")");
+        }
+        return off;
+    }
+
+    /** The private copy while the region is replicated ({@code SMI_Switch_to_replication}), else null. */
+    MemorySegment replica() {
+        return replica;
+    }
+
+    void replica(MemorySegment r) {
+        replica = r;
+    }
+
     @Override
     public void get(long off, MemorySegment dst) {
+        if (replica != null) {
+            checkRange(off, dst.byteSize());
+            MemorySegment.copy(replica, off, dst, 0, dst.byteSize());
+            return;
+        }
+        sharedGet(off, dst);
+    }
+
+    /** Copies out of the shared segments, even while replicated. */
+    void sharedGet(long off, MemorySegment dst) {
         if (!direct(dst)) {
             MemorySegment bounce = MemorySegment.ofArray(new byte[Math.toIntExact(dst.byteSize())]);
-            get(off, bounce);
+            sharedGet(off, bounce);
             dst.copyFrom(bounce);
             return;
         }
@@ -325,8 +396,18 @@ final class RegionImpl implements SmiRegion {
 
     @Override
     public void put(long off, MemorySegment src) {
+        if (replica != null) {
+            checkRange(off, src.byteSize());
+            MemorySegment.copy(src, 0, replica, off, src.byteSize());
+            return;
+        }
+        sharedPut(off, src);
+    }
+
+    /** Copies into the shared segments, even while replicated. */
+    void sharedPut(long off, MemorySegment src) {
         if (!direct(src)) {
-            put(off, MemorySegment.ofArray(new byte[Math.toIntExact(src.byteSize())]).copyFrom(src));
+            sharedPut(off, MemorySegment.ofArray(new byte[Math.toIntExact(src.byteSize())]).copyFrom(src));
             return;
         }
         long n = src.byteSize();

@@ -101,6 +101,7 @@ class SmirunSystemTest {
             a.add(Arguments.of("Signal", np, List.of(), "signal: OK"));
             a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
             a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
+            a.add(Arguments.of("Replicate", np, List.of(), "replicate: OK"));
         }
         return a.stream();
     }
