@@ -12,7 +12,7 @@ public enum RegionType {
     CUSTOMIZED,
     /** {@code SMI_SHM_SMP}: one region per node, shared by that node's processes; collective. */
     SMP,
-    /** {@code SMI_SHM_PT2PT}: a region shared by two processes (not implemented). */
+    /** {@code SMI_SHM_PT2PT}: a region of the owner shared with one partner; only those two call. */
     PT2PT,
     /** {@code SMI_SHM_FRAGMENTED}: every process exports size/N bytes, all import all; collective. */
     FRAGMENTED,

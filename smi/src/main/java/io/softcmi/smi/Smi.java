@@ -387,8 +387,8 @@ public final class Smi implements AutoCloseable {
 
     /**
      * Implements {@code SMI_Create_shreg}: collective for {@code UNDIVIDED}, {@code BLOCKED},
-     * {@code CYCLIC}, {@code CUSTOMIZED}, {@code SMP}, {@code FRAGMENTED}; local for
-     * {@code LOCAL}, {@code REMOTE}, {@code RDMA}.
+     * {@code CYCLIC}, {@code CUSTOMIZED}, {@code SMP}, {@code FRAGMENTED}; between owner and
+     * partner for {@code PT2PT}; local for {@code LOCAL}, {@code REMOTE}, {@code RDMA}.
      *
      * @param type the distribution policy
      * @param desc the description
@@ -396,8 +396,7 @@ public final class Smi implements AutoCloseable {
      * @return the region
      * @throws SmiException {@link SmiError#PARAM} for bad parameters or flags;
      *         {@link SmiError#NOMEM} if a segment is too large; {@link SmiError#NOSEGMENT} if no
-     *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code PT2PT} and
-     *         {@code REGISTER}
+     *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code REGISTER}
      */
     public SmiRegion createShreg(RegionType type, RegionInfo desc, Set<RegionFlag> flags) {
         live();

@@ -107,7 +107,8 @@ class SmiSingleProcessTest {
             Smi.initReginfo(8192, 0).nbrSgmts(1).sgmtOwner(0).sgmtSize(4096), Set.of()));
         assertError(SmiError.NOTIMPL, () -> smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(4096, 0),
             Set.of(RegionFlag.REGISTER)));
-        assertError(SmiError.NOTIMPL, () -> smi.createShreg(RegionType.PT2PT, Smi.initReginfo(4096, 0), Set.of()));
+        assertError(SmiError.PARAM, () -> smi.createShreg(RegionType.PT2PT, Smi.initReginfo(4096, 0).partner(0),
+            Set.of()));
         assertError(SmiError.PARAM, () -> smi.createShreg(RegionType.REMOTE, Smi.initReginfo(0, 0).sgmtId(12345),
             Set.of()));
         assertError(SmiError.NOMEM, () -> smi.createShreg(RegionType.LOCAL, Smi.initReginfo(1L << 60, 0), Set.of()));

@@ -24,6 +24,8 @@ package io.softcmi.smi.internal;
  *   65536  MSG_ACK[receiver]           8 bytes per receiver: messages of this process it consumed
  *   69632  LOOP[loop]                  32 bytes per scheduled loop: WORK (next | end << 32), DONE, RATE
  *   71680  SPEED                       time of this process's SMI_Evaluate_speed kernel (double bits)
+ *   72704  PT2PT[owner]                8 bytes per owner: its last PT2PT region for this process (seq << 32 | slot)
+ *   74752  PAIR[peer]                  8 bytes per peer: pairwise rendezvous count (PT2PT create and free)
  *   100000 BENCH                       a word benchmarks hit with atm_cas
  *   131072 EXPORT[slot]                1 KiB per slot: descriptors of segments this process exported
  * </pre>
@@ -60,6 +62,8 @@ final class Layout {
     static final int MAX_LOOPS = 32;
     static final int LOOP_BYTES = 32;
     static final long CTRL_SPEED = 71680;
+    static final long CTRL_PT2PT = 72704;
+    static final long CTRL_PAIR = 74752;
     static final long CTRL_BENCH = 100000;
     static final long CTRL_EXPORT = 131072;
     static final int EXPORT_SLOTS = (int) ((CTRL_SIZE - CTRL_EXPORT) / ENTRY_SIZE);

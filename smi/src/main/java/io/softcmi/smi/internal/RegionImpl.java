@@ -71,6 +71,17 @@ final class RegionImpl implements SmiRegion {
         return parts;
     }
 
+    private int peer = -1;
+
+    /** @return the other process of a PT2PT region */
+    int peer() {
+        return peer;
+    }
+
+    void peer(int p) {
+        peer = p;
+    }
+
     boolean freed() {
         return parent != null ? parent.freed() : freed;
     }

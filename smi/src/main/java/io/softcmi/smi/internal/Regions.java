@@ -77,8 +77,7 @@ public final class Regions {
                 case SMP -> smp(positive(info));
                 case LOCAL -> local(info, f.contains(RegionFlag.PRIVATE), me);
                 case REMOTE, RDMA -> remote(type, info, delayed);
-                case PT2PT -> throw Errors.fail(SmiError.NOTIMPL, "SMI_SHM_PT2PT is not implemented in softcmi"
-                    + " (use LOCAL and REMOTE)");
+                case PT2PT -> pt2pt(info, delayed);
             };
         } catch (CmiException e) {
             throw Errors.fromCmi("SMI_Create_shreg(" + type + ")", e);
@@ -356,6 +355,64 @@ public final class Regions {
         return window(type, info, owner, sr, delayed);
     }
 
+    // ---- PT2PT: the owner exports and tells the partner the slot; both meet pairwise
+
+    private final Map<Integer, long[]> pairCounts = new HashMap<>();
+
+    private long[] pair(int peer) {
+        return pairCounts.computeIfAbsent(peer, p -> new long[4]);
+    }
+
+    /** Pairwise rendezvous with {@code peer}: post ours, wait for theirs. */
+    private void meet(int peer) {
+        long[] c = pair(peer);
+        job.waker().post(job.control(peer), Layout.CTRL_PAIR + 8L * job.rank(), ++c[0]);
+        long want = ++c[1];
+        job.waker().await(Layout.CTRL_PAIR + 8L * peer, v -> v >= want);
+    }
+
+    private RegionImpl pt2pt(RegionInfo info, boolean delayed) {
+        int n = job.size();
+        int me = job.rank();
+        int owner = Errors.checkRank(info.owner(), n, "owner");
+        int partner = Errors.checkRank(info.partner(), n, "partner");
+        if (owner == partner || (me != owner && me != partner)) {
+            throw Errors.fail(SmiError.PARAM, "a PT2PT region needs two different processes, the caller one of them"
+                + " (owner " + owner + ", partner " + partner + ")");
+        }
+        if (me == owner) {
+            positive(info);
+            long size = Split.roundUp(info.size(), page);
+            Segments.Own o = job.segments().create(size, true);
+            try {
+                publish(o);
+            } catch (SmiException e) {
+                job.segments().destroy(o);
+                throw e;
+            }
+            long seq = ++pair(partner)[2];
+            job.waker().post(job.control(partner), Layout.CTRL_PT2PT + 8L * me, (seq << 32) | slotOf(o));
+            meet(partner);
+            RegionImpl.Part p = new RegionImpl.Part(0, size, 0, me, nodeOf(me), o.ref(), slotOf(o));
+            p.own = o;
+            p.map = o.map();
+            RegionImpl r = register(RegionType.PT2PT, size, size, List.of(p));
+            r.peer(partner);
+            return r;
+        }
+        long seq = ++pair(owner)[3];
+        long word = job.waker().await(Layout.CTRL_PT2PT + 8L * owner, v -> (v >>> 32) >= seq);
+        int slot = (int) (word & 0xffffffffL);
+        RegionImpl r;
+        try {
+            r = window(RegionType.PT2PT, info, owner, new SlotRef(readEntry(owner, slot), slot), delayed);
+        } finally {
+            meet(owner);
+        }
+        r.peer(owner);
+        return r;
+    }
+
     // ---- export table
 
     private void publish(Segments.Own o) {
@@ -417,6 +474,8 @@ public final class Regions {
     void free(RegionImpl r) {
         if (isCollective(r.type())) {
             job.barrier();
+        } else if (r.type() == RegionType.PT2PT) {
+            meet(r.peer());
         }
         release(List.of(r.parts()));
         r.markFreed();

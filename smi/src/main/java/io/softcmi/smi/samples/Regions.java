@@ -76,6 +76,23 @@ public final class Regions {
             smi.barrier();
             local.free();
             report(smi, "LOCAL/REMOTE: every process read its left neighbour's LOCAL region");
+            // PT2PT: pairs (0,1), (2,3), ...: the even rank owns, the odd one imports a window.
+            if (me + 1 < n || me % 2 == 1) {
+                int owner = me - me % 2;
+                SmiRegion p2p = smi.createShreg(RegionType.PT2PT, Smi.initReginfo(me == owner ? 2 * page : page, owner)
+                    .partner(owner + 1).offset(me == owner ? 0 : page), me == owner ? Set.of() : Set.of(RegionFlag.DELAYED));
+                if (me == owner) {
+                    p2p.putLong(page, 4242 + me);
+                    smi.signalSend(owner + 1);
+                } else {
+                    smi.signalWait(owner);
+                    p2p.connect();
+                    expect(p2p.getLong(0), 4242 + owner, "PT2PT window of process " + owner);
+                }
+                p2p.free();
+            }
+            smi.barrier();
+            report(smi, "PT2PT: pairs of processes shared a region (the partner a window of it)");
             // Dynamic memory: every process allocates from one region concurrently (a mutex inside),
             // then all free; afterwards the whole arena is one block again.
             SmiRegion heap = smi.createShreg(RegionType.UNDIVIDED, Smi.initReginfo(page + 65536, n - 1), Set.of());
