@@ -615,7 +615,8 @@ public final class Smi implements AutoCloseable {
     }
 
     /**
-     * Implements {@code SMI_Imemcpy} from private memory into a region.
+     * Implements {@code SMI_Imemcpy} from private memory into a region. The copy thread reads
+     * {@code src}: it must be a heap segment or of a shared or global arena, not a confined one.
      *
      * @param dst destination
      * @param src source
@@ -629,7 +630,8 @@ public final class Smi implements AutoCloseable {
     }
 
     /**
-     * Implements {@code SMI_Imemcpy} from a region into private memory.
+     * Implements {@code SMI_Imemcpy} from a region into private memory. The copy thread writes
+     * {@code dst}: it must be a heap segment or of a shared or global arena, not a confined one.
      *
      * @param dst destination
      * @param src source

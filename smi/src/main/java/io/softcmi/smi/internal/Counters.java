@@ -6,7 +6,7 @@ import io.softcmi.smi.SmiError;
 /**
  * {@code SMI_*_PC}: progress counters. Each process's value is a word in its own control segment,
  * written only by it (store, then store barrier). Waiting for another process's value polls that
- * word with {@link Backoff} (at most one round trip per millisecond once the wait is long).
+ * word with {@link Backoff} (at most one round trip per 200 µs once the wait is long).
  */
 public final class Counters {
     private final Job job;

@@ -213,7 +213,12 @@ public final class Job {
      * and one round trip to the home).
      */
     long fetchAdd(CmiMapping m, long off, long delta) {
-        long guess = 0;
+        return fetchAdd(m, off, delta, 0);
+    }
+
+    /** As {@link #fetchAdd(CmiMapping, long, long)}, starting from a likely current value. */
+    long fetchAdd(CmiMapping m, long off, long delta, long likely) {
+        long guess = likely;
         while (true) {
             long seen = ctx.atmCas(m, off, guess, guess + delta);
             if (seen == guess) {
@@ -249,7 +254,7 @@ public final class Job {
         if (n == 1) {
             return;
         }
-        long before = fetchAdd(boot, Layout.BOOT_BARRIER, 1);
+        long before = fetchAdd(boot, Layout.BOOT_BARRIER, 1, (k - 1) * n);
         if (before + 1 == k * n) {
             for (int r = 0; r < n; r++) {
                 if (r != env.rank()) {

@@ -11,13 +11,16 @@ import java.util.function.LongPredicate;
  * The {@link Waker} built on CMI segment notifications ({@code io.softcmi.cmi.notify}, see
  * docs/notifications.md): the waker stores the word into the waiter's control segment, then
  * sends a notification on it, which the engine delivers to the segment's creator (the waiter)
- * after that store. The waiter checks its word, spins briefly, then blocks in its context's
- * notification inbox; it never polls memory in a loop. The word stays the truth: a notification
+ * after that store. The waiter checks its word, polls it briefly, then blocks in its context's
+ * notification inbox; it never polls remote memory, and its own only for a bounded time. The word stays the truth: a notification
  * only says "look again", so stale or stolen ones (another waiting thread of the process took it)
- * cost at most one re-check after a short timeout.
+ * cost at most one re-check after a short timeout. Because the store lands before the
+ * notification, a waiter first polls its own (local) word for at most 30 µs with {@link Backoff}
+ * (spins, yields, then sleeps from 5 µs), and blocks in the inbox only after that.
  */
 final class NotifyWaker implements Waker {
-    private static final int SPINS = 64;
+    /** How long a waiter polls its own word (with {@link Backoff}) before it blocks in the inbox. */
+    private static final long POLL_NS = 30_000;
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
 
     private final CmiContext ctx;
@@ -56,6 +59,8 @@ final class NotifyWaker implements Waker {
 
     private long words(long offset, int count, IndexedCondition done, boolean value) {
         long since = System.nanoTime();
+        long pollUntil = since + POLL_NS;
+        Backoff b = new Backoff();
         for (int n = 0;; n++) {
             ctx.rmb();
             for (int i = 0; i < count; i++) {
@@ -64,8 +69,9 @@ final class NotifyWaker implements Waker {
                     return value ? v : i;
                 }
             }
-            if (n < SPINS) {
-                Thread.onSpinWait();
+            if (System.nanoTime() < pollUntil) {
+                // The waker's store lands before its notification: catch it without the wake-up hops.
+                b.idle();
                 continue;
             }
             try {

@@ -19,10 +19,10 @@ public final class HelloWorld {
      * @param args none
      */
     public static void main(String[] args) {
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             System.out.println("Hello world from process " + smi.procRank() + " of " + smi.procSize() + " on node "
                 + smi.nodeRank() + " (" + smi.nodeName() + "), local rank " + smi.localProcRank() + " of "
                 + smi.localProcSize());
-        }
+        });
     }
 }

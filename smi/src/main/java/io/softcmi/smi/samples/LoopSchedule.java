@@ -32,7 +32,7 @@ public final class LoopSchedule {
      */
     public static void main(String[] args) {
         int m = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             int n = smi.procSize();
             int me = smi.procRank();
             double[] speed = smi.evaluateSpeed();
@@ -97,7 +97,7 @@ public final class LoopSchedule {
             }
             seen.free();
             report(smi, "loops: OK");
-        }
+        });
     }
 
     private static void sleep(long ms) {

@@ -36,7 +36,7 @@ public final class Poisson {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         int iters = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         boolean verify = args.length > 2 && args[2].equals("--verify");
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             int me = smi.procRank();
             long rowBytes = 8L * n;
             SmiRegion grid = smi.createShreg(RegionType.BLOCKED, Smi.initReginfo(rowBytes * n, 0), Set.of());
@@ -119,7 +119,7 @@ public final class Poisson {
             smi.barrier();
             halo.free();
             grid.free();
-        }
+        });
     }
 
     private static void sweep(double[][] cur, double[][] next, int li, int n, double h2) {

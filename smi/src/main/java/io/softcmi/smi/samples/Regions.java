@@ -27,7 +27,7 @@ public final class Regions {
      * @param args none
      */
     public static void main(String[] args) {
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             int n = smi.procSize();
             int me = smi.procRank();
             long page = smi.pageSize();
@@ -122,7 +122,7 @@ public final class Regions {
             heap.free();
             report(smi, "MMU: " + n + " x 10 imalloc blocks and one cmalloc block, all freed and coalesced");
             report(smi, "regions: OK");
-        }
+        });
     }
 
     private static void check(Smi smi, String name, SmiRegion r) {

@@ -29,7 +29,7 @@ public final class Replicate {
      * @param args none
      */
     public static void main(String[] args) {
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             int n = smi.procSize();
             int me = smi.procRank();
             SmiRegion r = smi.createShreg(RegionType.BLOCKED, Smi.initReginfo(8L * M, 0), Set.of());
@@ -93,7 +93,7 @@ public final class Replicate {
             report(smi, "replicate: LOCAL_AND_BEYOND copied the own share and 2 neighbours on each side");
             r.free();
             report(smi, "replicate: OK");
-        }
+        });
     }
 
     private static void check(boolean ok, String what) {

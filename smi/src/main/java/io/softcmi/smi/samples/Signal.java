@@ -22,7 +22,7 @@ public final class Signal {
      * @param args none
      */
     public static void main(String[] args) {
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             int n = smi.procSize();
             int me = smi.procRank();
             int rounds = 3;
@@ -61,7 +61,7 @@ public final class Signal {
                 report(smi, "signal: callbacks ran on " + (n - 1) + " processes");
             }
             report(smi, "signal: OK");
-        }
+        });
     }
 
     private static void report(Smi smi, String line) {

@@ -26,7 +26,7 @@ public final class Sync {
      */
     public static void main(String[] args) {
         int k = args.length > 0 ? Integer.parseInt(args[0]) : 200;
-        try (Smi smi = Smi.init(args)) {
+        SampleMain.run(args, smi -> {
             int n = smi.procSize();
             int me = smi.procRank();
             for (int i = 0; i < 50; i++) {
@@ -80,7 +80,7 @@ public final class Sync {
             }
             counter.free();
             report(smi, "sync: OK");
-        }
+        });
     }
 
     private static void report(Smi smi, String line) {

@@ -102,6 +102,7 @@ class SmirunSystemTest {
             a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
             a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
             a.add(Arguments.of("Replicate", np, List.of(), "replicate: OK"));
+            a.add(Arguments.of("MemcpyBench", np, List.of("65536"), "overlap: remote copy of 65536 bytes"));
         }
         return a.stream();
     }
