@@ -35,6 +35,9 @@ class SmirunSystemTest {
     @TempDir
     Path tmp;
 
+    /** {@code SMI_WATCHDOG} for the ranks, or null for the default (30 s). */
+    private String watchdogSeconds;
+
     record Result(int exit, String output, Duration took) {
     }
 
@@ -47,6 +50,14 @@ class SmirunSystemTest {
     }
 
     private Result smirun(String... args) throws IOException, InterruptedException {
+        return smirun(null, 0, args);
+    }
+
+    /**
+     * Runs smirun; if {@code stopLine} is given, sends it SIGTERM once its output has that line
+     * {@code stopCount} times.
+     */
+    private Result smirun(String stopLine, int stopCount, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m", "-cp",
             System.getProperty("java.class.path"), SmiRun.class.getName()));
@@ -57,12 +68,21 @@ class SmirunSystemTest {
         pb.environment().remove("SOFTCMI_NODE");
         pb.environment().remove("SMI_RANK");
         pb.environment().put("SMI_JAVA_OPTS", "-XX:+UseSerialGC -Xms16m -Xmx256m -XX:TieredStopAtLevel=1");
+        if (watchdogSeconds != null) {
+            pb.environment().put("SMI_WATCHDOG", watchdogSeconds);
+        }
         long t0 = System.nanoTime();
         Process p = pb.start();
         Set<ProcessHandle> seen = new HashSet<>();
         try {
+            boolean stopped = false;
             while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
                 p.descendants().forEach(seen::add);
+                if (stopLine != null && !stopped
+                        && Files.readString(log).split(java.util.regex.Pattern.quote(stopLine), -1).length > stopCount) {
+                    p.destroy();
+                    stopped = true;
+                }
                 if (System.nanoTime() - t0 > TIMEOUT.toNanos()) {
                     fail("smirun " + String.join(" ", args) + " still running after " + TIMEOUT + ":\n"
                         + Files.readString(log));
@@ -136,6 +156,22 @@ class SmirunSystemTest {
         Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), "crash");
         assertEquals(5, r.exit(), r.output());
         assertTrue(r.output().contains("rank 2 exited with code 5"), r.output());
+    }
+
+    @Test
+    void shouldEndTheJobByTheWatchdogWhenARankStopsGivingSignsOfLife() throws Exception {
+        watchdogSeconds = "4";
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), "hang");
+        assertEquals(1, r.exit(), r.output());
+        assertTrue(r.output().contains("process 2 gave no sign of life for 4 s"), r.output());
+        assertTrue(r.output().contains("callback ran"), r.output());
+    }
+
+    @Test
+    void shouldEndEveryRankAndDaemonWhenSmirunIsTerminated() throws Exception {
+        Result r = smirun(" ready", 3, "-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
+            "sleep");
+        assertEquals(143, r.exit(), r.output());
     }
 
     @Test
