@@ -122,6 +122,8 @@ class SmirunSystemTest {
             a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
             a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
             a.add(Arguments.of("Replicate", np, List.of(), "replicate: OK"));
+            a.add(Arguments.of("Flood", np, List.of("200"), "flood: OK"));
+            a.add(Arguments.of("RegLimits", np, List.of("100", "1048576"), "reglimits: OK"));
             a.add(Arguments.of("MemcpyBench", np, List.of("65536"), "overlap: remote copy of 65536 bytes"));
         }
         return a.stream();
