@@ -6,7 +6,8 @@ import java.util.function.Consumer;
 /**
  * {@code softcmi demo}: runs {@link SampleCode} and {@link SharedSegmentExchange} on the embedded
  * node (unless {@code SOFTCMI_NODE} names a running {@code cmid}), then {@link ThreeNodeCluster},
- * printing every step.
+ * printing every step, and last {@link SmiDemo}: {@code smirun -np 4} of an SMI sample across two
+ * daemons.
  */
 public final class Demo {
     private Demo() {
@@ -24,17 +25,19 @@ public final class Demo {
             ? "the embedded node (no SOFTCMI_NODE set: the node runs inside this JVM)"
             : "the cmid at " + node));
         out.println();
-        boolean ok = step(out, "1/3  the Sample Code of cmi(7): init, seg_get 32 MiB LOCK, seg_at, attr_get, seg_exp",
+        boolean ok = step(out, "1/4  the Sample Code of cmi(7): init, seg_get 32 MiB LOCK, seg_at, attr_get, seg_exp",
             o -> SampleCode.run(o));
-        ok &= step(out, "2/3  two processes exchange data through one shared segment",
+        ok &= step(out, "2/4  two processes exchange data through one shared segment",
             o -> SharedSegmentExchange.run(o));
-        ok &= step(out, "3/3  a three-node cluster on loopback: export, import, tokens, revocation, cross-node atm_cas",
+        ok &= step(out, "3/4  a three-node cluster on loopback: export, import, tokens, revocation, cross-node atm_cas",
             o -> {
                 long total = ThreeNodeCluster.run(o);
                 if (total != 3L * 2_000) {
                     throw new IllegalStateException("counter is " + total + ", expected " + 3 * 2_000);
                 }
             });
+        ok &= step(out, "4/4  SMI: smirun -np 4 over two daemons (pseudo-hosts local:a, local:b) running the helloworld test",
+            SmiDemo::run);
         out.println(ok ? "demo OK" : "demo FAILED");
         return ok;
     }

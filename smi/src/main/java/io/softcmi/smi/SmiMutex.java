@@ -1,0 +1,39 @@
+package io.softcmi.smi;
+
+/**
+ * A mutex made by {@link Smi#mutexInit()} or {@link Smi#mutexInitWithLocality(int)} (manual §9.1).
+ * Queue-based (MCS): a waiter waits on a flag in its own memory, the holder hands the lock on.
+ */
+public interface SmiMutex {
+    /** @return the mutex id */
+    int id();
+
+    /**
+     * Implements {@code SMI_Mutex_lock}.
+     *
+     * @throws SmiException {@link SmiError#PARAM} if destroyed
+     */
+    void lock();
+
+    /**
+     * Implements {@code SMI_Mutex_unlock}.
+     *
+     * @throws SmiException {@link SmiError#PARAM} if destroyed or not held by this process
+     */
+    void unlock();
+
+    /**
+     * Implements {@code SMI_Mutex_trylock}.
+     *
+     * @return whether the lock was free and is now held
+     * @throws SmiException {@link SmiError#PARAM} if destroyed
+     */
+    boolean trylock();
+
+    /**
+     * Implements {@code SMI_Mutex_destroy} (collective).
+     *
+     * @throws SmiException {@link SmiError#PARAM} if already destroyed
+     */
+    void destroy();
+}

@@ -1,0 +1,132 @@
+package io.softcmi.smi.internal;
+
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.smi.SmiError;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * {@code SMI_Send}, {@code SMI_Isend}, {@code SMI_Send_wait}, {@code SMI_Recv},
+ * {@code SMI_Sendrecv} (manual §10): one message slot per (sender, receiver) pair in the
+ * receiver's control segment ({@code SEQ}, {@code LEN}, 56 data bytes). The sender writes data
+ * and length, then posts the new {@code SEQ}; the receiver waits for it on its own memory, reads
+ * and posts how many it consumed into the sender's {@code MSG_ACK} word, where the sender waits.
+ */
+public final class Messages {
+    /** {@code SMI_MP_MAXDATA}: 64 bytes less two ints. */
+    public static final int MAXDATA = 56;
+    private static final long SEQ = 0;
+    private static final long LEN = 8;
+    private static final long DATA = 16;
+
+    private final Job job;
+    private final long[] sent;
+    private final long[] received;
+
+    /** @param job the job */
+    public Messages(Job job) {
+        this.job = job;
+        this.sent = new long[job.size()];
+        this.received = new long[job.size()];
+    }
+
+    private static void checkCount(byte[] buf, int count) {
+        if (buf == null || count < 0 || count > MAXDATA || count > buf.length) {
+            throw Errors.fail(SmiError.PARAM, "message of " + count + " bytes (at most SMI_MP_MAXDATA = " + MAXDATA
+                + " and the buffer's length)");
+        }
+    }
+
+    private long acked(int dest) {
+        job.context().rmb();
+        return job.ownControl().map().getLong(Layout.CTRL_MSG_ACK + 8L * dest);
+    }
+
+    /**
+     * {@code SMI_Isend}.
+     *
+     * @param buf data
+     * @param count bytes
+     * @param dest receiver
+     */
+    public void isend(byte[] buf, int count, int dest) {
+        checkCount(buf, count);
+        Errors.checkRank(dest, job.size(), "dest");
+        if (acked(dest) < sent[dest]) {
+            throw Errors.fail(SmiError.PENDING, "the previous message to process " + dest + " is not read yet");
+        }
+        CmiMapping to = job.control(dest);
+        long slot = Layout.CTRL_MSG + (long) Layout.MSG_SLOT * job.rank();
+        to.putLong(slot + LEN, count);
+        if (count > 0) {
+            to.put(slot + DATA, MemorySegment.ofArray(buf).asSlice(0, count));
+        }
+        job.context().wmb();
+        job.waker().post(to, slot + SEQ, ++sent[dest]);
+    }
+
+    /**
+     * {@code SMI_Send_wait}: waits until {@code dest} read the last message.
+     *
+     * @param dest receiver
+     */
+    public void sendWait(int dest) {
+        Errors.checkRank(dest, job.size(), "dest");
+        long want = sent[dest];
+        job.waker().await(Layout.CTRL_MSG_ACK + 8L * dest, v -> v >= want);
+    }
+
+    /**
+     * {@code SMI_Send}: {@code isend}, then {@code sendWait}.
+     *
+     * @param buf data
+     * @param count bytes
+     * @param dest receiver
+     */
+    public void send(byte[] buf, int count, int dest) {
+        if (dest >= 0 && dest < job.size() && sent[dest] > 0) {
+            sendWait(dest);
+        }
+        isend(buf, count, dest);
+        sendWait(dest);
+    }
+
+    /**
+     * {@code SMI_Recv}.
+     *
+     * @param buf where the data goes
+     * @param count bytes expected
+     * @param src sender
+     */
+    public void recv(byte[] buf, int count, int src) {
+        checkCount(buf, count);
+        Errors.checkRank(src, job.size(), "src");
+        long slot = Layout.CTRL_MSG + (long) Layout.MSG_SLOT * src;
+        long want = received[src] + 1;
+        job.waker().await(slot + SEQ, v -> v >= want);
+        CmiMapping own = job.ownControl().map();
+        int len = (int) Math.min(count, own.getLong(slot + LEN));
+        if (len > 0) {
+            own.get(slot + DATA, MemorySegment.ofArray(buf).asSlice(0, len));
+        }
+        received[src] = want;
+        job.waker().post(job.control(src), Layout.CTRL_MSG_ACK + 8L * job.rank(), want);
+    }
+
+    /**
+     * {@code SMI_Sendrecv}: {@code isend}, {@code recv}, {@code sendWait}.
+     *
+     * @param s data to send
+     * @param r where the received data goes
+     * @param count bytes each way
+     * @param peer the other process
+     */
+    public void sendrecv(byte[] s, byte[] r, int count, int peer) {
+        checkCount(r, count);
+        if (peer >= 0 && peer < job.size() && sent[peer] > 0) {
+            sendWait(peer);
+        }
+        isend(s, count, peer);
+        recv(r, count, peer);
+        sendWait(peer);
+    }
+}

@@ -1,0 +1,89 @@
+package io.softcmi.smi.internal;
+
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.notify.NotificationInbox;
+import io.softcmi.cmi.notify.Notifications;
+import java.time.Duration;
+import java.util.function.LongPredicate;
+
+/**
+ * The {@link Waker} built on CMI segment notifications ({@code io.softcmi.cmi.notify}, see
+ * docs/notifications.md): the waker stores the word into the waiter's control segment, then
+ * sends a notification on it, which the engine delivers to the segment's creator (the waiter)
+ * after that store. The waiter checks its word, polls it briefly, then blocks in its context's
+ * notification inbox; it never polls remote memory, and its own only for a bounded time. The word stays the truth: a notification
+ * only says "look again", so stale or stolen ones (another waiting thread of the process took it)
+ * cost at most one re-check after a short timeout. Because the store lands before the
+ * notification, a waiter first polls its own (local) word for at most 30 µs with {@link Backoff}
+ * (spins, yields, then sleeps from 5 µs), and blocks in the inbox only after that.
+ */
+final class NotifyWaker implements Waker {
+    /** How long a waiter polls its own word (with {@link Backoff}) before it blocks in the inbox. */
+    private static final long POLL_NS = 30_000;
+    private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
+
+    private final CmiContext ctx;
+    private final CmiMapping own;
+    private final NotificationInbox inbox;
+    private final Runnable check;
+
+    /**
+     * @param ctx the context
+     * @param own this process's control segment (created by {@code ctx}, so its notifications come here)
+     * @param check run now and then while waiting (ends the process if the job is ending)
+     */
+    NotifyWaker(CmiContext ctx, CmiMapping own, Runnable check) {
+        this.ctx = ctx;
+        this.own = own;
+        this.inbox = Notifications.inbox(ctx);
+        this.check = check;
+    }
+
+    @Override
+    public void post(CmiMapping target, long offset, long value) {
+        target.putLong(offset, value);
+        ctx.wmb();
+        Notifications.notify(target, offset, value);
+    }
+
+    @Override
+    public long await(long offset, LongPredicate done) {
+        return words(offset, 1, (i, v) -> done.test(v), true);
+    }
+
+    @Override
+    public int awaitAny(long offset, int count, IndexedCondition done) {
+        return (int) words(offset, count, done, false);
+    }
+
+    private long words(long offset, int count, IndexedCondition done, boolean value) {
+        long since = System.nanoTime();
+        long pollUntil = since + POLL_NS;
+        Backoff b = new Backoff();
+        for (int n = 0;; n++) {
+            ctx.rmb();
+            for (int i = 0; i < count; i++) {
+                long v = own.getLong(offset + 8L * i);
+                if (done.test(i, v)) {
+                    return value ? v : i;
+                }
+            }
+            if (System.nanoTime() < pollUntil) {
+                // The waker's store lands before its notification: catch it without the wake-up hops.
+                b.idle();
+                continue;
+            }
+            try {
+                inbox.take(TAKE_TIMEOUT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw Errors.fail(io.softcmi.smi.SmiError.OTHER, "interrupted while waiting");
+            }
+            if (System.nanoTime() - since > 250_000_000L) {
+                since = System.nanoTime();
+                check.run();
+            }
+        }
+    }
+}

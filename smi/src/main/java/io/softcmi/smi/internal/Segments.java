@@ -1,0 +1,121 @@
+package io.softcmi.smi.internal;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Makes, exports, attaches and releases the CMI segments SMI is built of, through the public CMI
+ * API only. A segment of a process on the same node is attached directly ({@code segFromId},
+ * shared memory); one on another node is imported with its handle and token (the node's TCP data
+ * path). With {@code -nolocal} every foreign segment is imported, as SMI's {@code -nolocal}
+ * forces SCI memory even between processes of one node.
+ */
+public final class Segments {
+    private final CmiContext ctx;
+    private final byte[] myNode;
+    private final boolean noLocal;
+
+    /** A segment this process made: attached, and unless private, exported with a token for any node. */
+    record Own(CmiSegment seg, CmiMapping map, RemoteSegmentHandle handle, CmiToken token, SegmentRef ref) {
+    }
+
+    /** A segment of another process, attached here. */
+    record Foreign(CmiSegment seg, CmiMapping map, boolean imported) {
+    }
+
+    /**
+     * @param ctx the process's context
+     * @param noLocal import segments of this node too
+     */
+    public Segments(CmiContext ctx, boolean noLocal) {
+        this.ctx = ctx;
+        this.myNode = ctx.nodeAddress().toBytes();
+        this.noLocal = noLocal;
+    }
+
+    CmiContext context() {
+        return ctx;
+    }
+
+    byte[] myNode() {
+        return myNode.clone();
+    }
+
+    /** Whether a segment of that node is reached through this node's shared memory. */
+    boolean isLocal(byte[] node) {
+        return !noLocal && Arrays.equals(node, myNode);
+    }
+
+    Own create(long size, boolean export) {
+        long max = ctx.ctlInfo().maxSegSz();
+        if (size > max) {
+            throw Errors.fail(io.softcmi.smi.SmiError.NOMEM, "a segment of " + size + " bytes is larger than the node's"
+                + " maximum of " + max);
+        }
+        CmiSegment seg = ctx.segGet(size, Set.of());
+        CmiMapping map = null;
+        try {
+            map = ctx.segAt(seg, Set.of());
+            if (!export) {
+                return new Own(seg, map, null, null, null);
+            }
+            RemoteSegmentHandle h = ctx.segExp(seg, Set.of());
+            CmiToken t = ctx.tokNew(seg, NodeAddress.ANY, EnumSet.allOf(Access.class));
+            return new Own(seg, map, h, t, new SegmentRef(seg.id(), size, myNode, h.toBytes(), t.toBytes()));
+        } catch (CmiException | io.softcmi.smi.SmiException e) {
+            quietly(() -> ctx.segRemove(seg));
+            throw e;
+        }
+    }
+
+    void destroy(Own o) {
+        quietly(() -> ctx.segDt(o.map()));
+        if (o.token() != null) {
+            quietly(() -> ctx.tokDel(o.token()));
+        }
+        if (o.handle() != null) {
+            quietly(() -> ctx.rsegDel(o.handle()));
+        }
+        quietly(() -> ctx.segRemove(o.seg()));
+    }
+
+    Foreign attach(SegmentRef r) {
+        if (isLocal(r.node())) {
+            CmiSegment seg = ctx.segFromId(r.cmiSegId());
+            return new Foreign(seg, ctx.segAt(seg, Set.of()), false);
+        }
+        CmiSegment seg = ctx.segImp(RemoteSegmentHandle.fromBytes(r.handle()));
+        try {
+            ctx.segSetToken(seg, CmiToken.fromBytes(r.token()));
+            return new Foreign(seg, ctx.segAt(seg, Set.of()), true);
+        } catch (CmiException e) {
+            quietly(() -> ctx.segRemove(seg));
+            throw e;
+        }
+    }
+
+    void detach(Foreign f) {
+        quietly(() -> ctx.segDt(f.map()));
+        if (f.imported()) {
+            quietly(() -> ctx.segRemove(f.seg()));
+        }
+    }
+
+    /** Releasing continues past a failed step: the daemon reclaims what is left when the process leaves. */
+    private static void quietly(Runnable r) {
+        try {
+            r.run();
+        } catch (CmiException | IllegalStateException ignored) {
+            // Already gone (the peer left first, or the context is closing): nothing more to release.
+        }
+    }
+}

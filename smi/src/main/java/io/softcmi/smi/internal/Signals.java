@@ -1,0 +1,131 @@
+package io.softcmi.smi.internal;
+
+import io.softcmi.smi.SignalHandle;
+import io.softcmi.smi.SmiError;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * {@code SMI_Signal_*}. Process {@code r} counts the signals it received from each sender in a
+ * word of its control segment; a sender posts its new count there (one store at the home, and a
+ * wake-up), a waiter waits on its own memory. Unlike SCI interrupts, a signal sent while nobody
+ * waits is not lost: the next {@code signalWait} for that sender consumes it.
+ */
+public final class Signals {
+    /** {@code SMI_SIGNAL_ANY}. */
+    public static final int ANY = -1;
+    /** {@code SMI_SIGNAL_BCAST}. */
+    public static final int BCAST = -2;
+
+    private final Job job;
+    private final long[] sent;
+    private final AtomicLongArray consumed;
+
+    /** @param job the job */
+    public Signals(Job job) {
+        this.job = job;
+        this.sent = new long[job.size()];
+        this.consumed = new AtomicLongArray(job.size());
+    }
+
+    /**
+     * {@code SMI_Signal_send}.
+     *
+     * @param rank the process, or {@link #BCAST}
+     */
+    public void send(int rank) {
+        if (rank == BCAST) {
+            for (int r = 0; r < job.size(); r++) {
+                if (r != job.rank()) {
+                    send(r);
+                }
+            }
+            return;
+        }
+        Errors.checkRank(rank, job.size(), "proc_rank");
+        job.context().wmb();
+        job.waker().post(job.control(rank), Layout.CTRL_SIGNAL + 8L * job.rank(), ++sent[rank]);
+    }
+
+    /**
+     * {@code SMI_Signal_wait}.
+     *
+     * @param rank the sender, or {@link #ANY}
+     * @return the sender whose signal was consumed
+     */
+    public int await(int rank) {
+        if (rank != ANY) {
+            Errors.checkRank(rank, job.size(), "proc_rank");
+        }
+        while (true) {
+            int from;
+            if (rank == ANY) {
+                from = job.waker().awaitAny(Layout.CTRL_SIGNAL, job.size(), (i, v) -> v > consumed.get(i));
+            } else {
+                job.waker().await(Layout.CTRL_SIGNAL + 8L * rank, v -> v > consumed.get(rank));
+                from = rank;
+            }
+            // A callback thread may wait too: each signal is consumed once.
+            long c = consumed.get(from);
+            if (job.ownControl().map().getLong(Layout.CTRL_SIGNAL + 8L * from) > c && consumed.compareAndSet(from, c, c + 1)) {
+                job.context().rmb();
+                return from;
+            }
+        }
+    }
+
+    /**
+     * {@code SMI_Signal_setCallBack}: a thread waits for the signal and runs the callback.
+     *
+     * @param rank the sender, or {@link #ANY}
+     * @param callback what to run
+     * @return the handle to join
+     */
+    public SignalHandle callback(int rank, Runnable callback) {
+        if (callback == null) {
+            throw Errors.fail(SmiError.PARAM, "callback must not be null");
+        }
+        if (rank != ANY) {
+            Errors.checkRank(rank, job.size(), "proc_rank");
+        }
+        Callback h = new Callback();
+        h.thread = Thread.ofPlatform().daemon().name("smi-signal-callback").start(() -> {
+            job.context().iniTh();
+            try {
+                job.context().enable(true);
+                await(rank);
+                callback.run();
+            } finally {
+                h.done = true;
+                job.context().fini();
+            }
+        });
+        return h;
+    }
+
+    /**
+     * {@code SMI_Signal_joinCallBack}.
+     *
+     * @param h a handle of {@link #callback}
+     */
+    public void join(SignalHandle h) {
+        if (!(h instanceof Callback c)) {
+            throw Errors.fail(SmiError.PARAM, "not a signal handle: " + h);
+        }
+        try {
+            c.thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw Errors.fail(SmiError.OTHER, "interrupted while joining a signal callback");
+        }
+    }
+
+    private static final class Callback implements SignalHandle {
+        volatile boolean done;
+        Thread thread;
+
+        @Override
+        public boolean done() {
+            return done;
+        }
+    }
+}

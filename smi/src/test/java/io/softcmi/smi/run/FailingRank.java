@@ -1,0 +1,54 @@
+package io.softcmi.smi.run;
+
+import io.softcmi.smi.Smi;
+
+/**
+ * A test program: after SMI_Init, the last rank either calls {@code SMI_Abort(3)} ({@code abort}),
+ * dies on the spot with exit code 5 ({@code crash}), or switches its watchdog off and hangs
+ * ({@code hang}: no more heartbeats); with {@code sleep} every rank just sleeps. The other ranks
+ * wait in a barrier that never completes, so only smirun (or their watchdog) can end them. Every
+ * rank registers a watchdog callback that prints {@code callback ran}.
+ */
+public final class FailingRank {
+    private FailingRank() {
+    }
+
+    /**
+     * @param args {@code abort} or {@code crash}
+     */
+    public static void main(String[] args) {
+        Smi smi = Smi.init(args);
+        smi.watchdogCallback(() -> System.out.println("rank " + smi.procRank() + ": callback ran"));
+        smi.barrier();
+        System.out.println("rank " + smi.procRank() + " ready");
+        System.out.flush();
+        if (smi.procRank() == smi.procSize() - 1) {
+            if (args[0].equals("abort")) {
+                smi.abort(3);
+            }
+            if (args[0].equals("hang")) {
+                smi.watchdog(Smi.WATCHDOG_OFF);
+                sleepForever();
+            }
+            if (args[0].equals("crash")) {
+                Runtime.getRuntime().halt(5);
+            }
+        }
+        if (args[0].equals("sleep")) {
+            sleepForever();
+        }
+        smi.barrier();
+        throw new IllegalStateException("a barrier completed without the failed rank");
+    }
+
+    private static void sleepForever() {
+        while (true) {
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

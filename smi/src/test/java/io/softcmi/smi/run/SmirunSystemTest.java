@@ -1,0 +1,218 @@
+package io.softcmi.smi.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code smirun} for real: a child JVM running {@link SmiRun} with this JVM's class path, which
+ * starts two {@code cmid} daemons (pseudo-hosts {@code local:a} and {@code local:b}) and the ranks
+ * as processes. Every run is checked for its exit code and output, and afterwards for processes or
+ * segment directories left behind.
+ */
+class SmirunSystemTest {
+    private static final double FACTOR = Double.parseDouble(System.getProperty("softcmi.test.timeoutFactor", "1"));
+    private static final Duration TIMEOUT = Duration.ofSeconds((long) (240 * FACTOR));
+
+    @TempDir
+    Path tmp;
+
+    /** {@code SMI_WATCHDOG} for the ranks, or null for the default (30 s). */
+    private String watchdogSeconds;
+
+    record Result(int exit, String output, Duration took) {
+    }
+
+    private static String[] nodes(int np) {
+        List<String> a = new ArrayList<>(List.of("-np", Integer.toString(np), "-nodes"));
+        for (int i = 0; i < np; i++) {
+            a.add(i < (np + 1) / 2 ? "local:a" : "local:b");
+        }
+        return a.toArray(String[]::new);
+    }
+
+    private Result smirun(String... args) throws IOException, InterruptedException {
+        return smirun(null, 0, args);
+    }
+
+    /**
+     * Runs smirun; if {@code stopLine} is given, sends it SIGTERM once its output has that line
+     * {@code stopCount} times.
+     */
+    private Result smirun(String stopLine, int stopCount, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m", "-cp",
+            System.getProperty("java.class.path"), SmiRun.class.getName()));
+        cmd.addAll(List.of(args));
+        Path log = Files.createTempFile(tmp, "smirun-", ".log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+        pb.environment().remove("SOFTCMI_NODE");
+        pb.environment().remove("SMI_RANK");
+        pb.environment().put("SMI_JAVA_OPTS", "-XX:+UseSerialGC -Xms16m -Xmx256m -XX:TieredStopAtLevel=1");
+        if (watchdogSeconds != null) {
+            pb.environment().put("SMI_WATCHDOG", watchdogSeconds);
+        }
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        Set<ProcessHandle> seen = new HashSet<>();
+        try {
+            boolean stopped = false;
+            while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
+                p.descendants().forEach(seen::add);
+                if (stopLine != null && !stopped
+                        && Files.readString(log).split(java.util.regex.Pattern.quote(stopLine), -1).length > stopCount) {
+                    p.destroy();
+                    stopped = true;
+                }
+                if (System.nanoTime() - t0 > TIMEOUT.toNanos()) {
+                    fail("smirun " + String.join(" ", args) + " still running after " + TIMEOUT + ":\n"
+                        + Files.readString(log));
+                }
+            }
+        } finally {
+            if (p.isAlive()) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        String out = Files.readString(log, StandardCharsets.UTF_8);
+        // Nothing smirun started may outlive it, and no segment directory of its daemons may remain.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (ProcessHandle h : seen) {
+            while (h.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertFalse(h.isAlive(), "process " + h.pid() + " outlived smirun:\n" + out);
+        }
+        try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
+            String prefix = "softcmi-smi-" + p.pid() + "-";
+            List<Path> left = shm.filter(f -> f.getFileName().toString().startsWith(prefix)).toList();
+            assertTrue(left.isEmpty(), "segment directories left behind: " + left);
+        }
+        return new Result(p.exitValue(), out, took);
+    }
+
+    static Stream<Arguments> samples() {
+        List<Arguments> a = new ArrayList<>();
+        for (int np : new int[] {1, 2, 4}) {
+            a.add(Arguments.of("HelloWorld", np, List.of(), "Hello world from process " + (np - 1) + " of " + np));
+            a.add(Arguments.of("Regions", np, List.of(), "regions: OK"));
+            a.add(Arguments.of("Sync", np, List.of("50"), "sync: OK"));
+            a.add(Arguments.of("Signal", np, List.of(), "signal: OK"));
+            a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
+            a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
+            a.add(Arguments.of("Replicate", np, List.of(), "replicate: OK"));
+            a.add(Arguments.of("Flood", np, List.of("200"), "flood: OK"));
+            a.add(Arguments.of("RegLimits", np, List.of("100", "1048576"), "reglimits: OK"));
+            a.add(Arguments.of("MemcpyBench", np, List.of("65536"), "overlap: remote copy of 65536 bytes"));
+        }
+        return a.stream();
+    }
+
+    @ParameterizedTest(name = "{0} with {1} ranks over two daemons")
+    @MethodSource("samples")
+    void shouldRunSampleOverTwoDaemons(String sample, int np, List<String> args, String expected) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(nodes(np)));
+        cmd.add("--");
+        cmd.add("io.softcmi.smi.samples." + sample);
+        cmd.addAll(args);
+        Result r = smirun(cmd.toArray(String[]::new));
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains(expected), "missing '" + expected + "' in:\n" + r.output());
+        if (sample.equals("HelloWorld")) {
+            for (int i = 0; i < np; i++) {
+                assertTrue(r.output().contains("Hello world from process " + i + " of " + np), r.output());
+            }
+        }
+    }
+
+    @Test
+    void shouldEndTheJobWithTheAbortCodeWhenARankCallsAbort() throws Exception {
+        Result r = smirun(nodes(3)[0], "3", "-nodes", "local:a", "local:a", "local:b", FailingRank.class.getName(), "abort");
+        assertEquals(3, r.exit(), r.output());
+        assertTrue(r.output().contains("SMI_Abort(3)"), r.output());
+    }
+
+    @Test
+    void shouldEndTheJobWhenARankDies() throws Exception {
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), "crash");
+        assertEquals(5, r.exit(), r.output());
+        assertTrue(r.output().contains("rank 2 exited with code 5"), r.output());
+    }
+
+    @Test
+    void shouldEndTheJobByTheWatchdogWhenARankStopsGivingSignsOfLife() throws Exception {
+        watchdogSeconds = "4";
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), "hang");
+        assertEquals(1, r.exit(), r.output());
+        assertTrue(r.output().contains("process 2 gave no sign of life for 4 s"), r.output());
+        assertTrue(r.output().contains("callback ran"), r.output());
+    }
+
+    @Test
+    void shouldEndEveryRankAndDaemonWhenSmirunIsTerminated() throws Exception {
+        Result r = smirun(" ready", 3, "-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
+            "sleep");
+        assertEquals(143, r.exit(), r.output());
+    }
+
+    @Test
+    void shouldWriteOneOutputFilePerRankAndRenameTheOnlyNonEmptyOne() throws Exception {
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", "-stdout", "hello", "-stderr", "errors",
+            "io.softcmi.smi.samples.HelloWorld");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(Files.readString(tmp.resolve("hello_0")).contains("process 0 of 2"));
+        assertTrue(Files.readString(tmp.resolve("hello_1")).contains("process 1 of 2"));
+        assertFalse(Files.exists(tmp.resolve("errors_0")) || Files.exists(tmp.resolve("errors_1")), "empty files removed");
+        r = smirun("-np", "2", "-nodes", "local:a", "local:b", "-stdout", "regions", "io.softcmi.smi.samples.Regions");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(Files.readString(tmp.resolve("regions")).contains("regions: OK"), "only rank 0 prints: one file");
+        assertFalse(Files.exists(tmp.resolve("regions_1")));
+    }
+
+    @Test
+    void shouldOnlyPrintTheCommandsWithDashT() throws Exception {
+        Result r = smirun("-t", "-np", "2", "-nodes", "local:a", "far.example.org", "io.softcmi.smi.samples.HelloWorld");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("io.softcmi.node.Cmid"), r.output());
+        assertTrue(r.output().contains("ssh far.example.org"), r.output());
+        assertTrue(r.output().contains("SMI_RANK=0"), r.output());
+    }
+
+    @Test
+    void shouldReportUsageErrors() throws Exception {
+        Result r = smirun("-np", "2", "-bogus", "x");
+        assertEquals(2, r.exit());
+        assertTrue(r.output().contains("usage: smirun"), r.output());
+    }
+
+    @Test
+    void shouldRunWithNoLocalAndDebug() throws Exception {
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:a", "-nolocal", "-debug", "-v",
+            "io.softcmi.smi.samples.Sync", "20");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("sync: OK"), r.output());
+        assertTrue(r.output().contains("debug: SMI_Init done"), r.output());
+        assertTrue(r.output().contains("smirun: node 0 local:a (pseudo): ranks 0..1"), r.output());
+    }
+}
