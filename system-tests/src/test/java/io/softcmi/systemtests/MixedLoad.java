@@ -50,16 +50,24 @@ final class MixedLoad {
         AtomicLong bad = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         List<Thread> threads = new ArrayList<>();
-        long end = System.nanoTime() + millis * 1_000_000;
         for (int i = 0; i < contexts; i++) {
             int id = (int) (ProcessHandle.current().pid() % 1000) * 100 + i;
             threads.add(Thread.ofPlatform().start(() -> {
-                CmiContext c = Cmi.init(new CmiVersion(1, 1));
+                CmiContext c;
+                try {
+                    c = Cmi.init(new CmiVersion(1, 1));
+                } catch (RuntimeException e) {
+                    errors.incrementAndGet();
+                    System.err.println("mixed load: context " + id + " did not start: " + e);
+                    return;
+                }
                 try {
                     CmiSegment p = c.segImp(RemoteSegmentHandle.fromBytes(handle));
                     c.segSetToken(p, CmiToken.fromBytes(token));
                     c.enable(true);
                     CmiMapping m = c.segAt(p, Set.of());
+                    // Each context runs for MILLIS after its own set-up (slow on a loaded machine).
+                    long end = System.nanoTime() + millis * 1_000_000;
                     SplittableRandom r = new SplittableRandom(id);
                     long seq = 0;
                     while (System.nanoTime() < end) {
@@ -85,6 +93,9 @@ final class MixedLoad {
                     }
                 } catch (CmiAccessException e) {
                     errors.incrementAndGet();
+                } catch (RuntimeException e) {
+                    errors.incrementAndGet();
+                    System.err.println("mixed load: context " + id + " failed: " + e);
                 } finally {
                     c.fini();
                 }
