@@ -234,9 +234,9 @@ final class DataConnection {
             return;
         }
         if (op == DataProtocol.OP_NOTIFY) {
-            access.notifyCreator(segmentId, offset, a, clientNode);
+            byte delivered = access.notifyCreator(segmentId, offset, a, clientNode);
             stats.request(op, 0);
-            reply(DataProtocol.STATUS_OK, requestId, 0);
+            reply(delivered, requestId, 0);
             return;
         }
         MemorySegment slice = access.slice(segmentId, offset, length);

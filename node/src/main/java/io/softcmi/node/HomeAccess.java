@@ -84,10 +84,13 @@ final class HomeAccess {
 
     /**
      * Notification extension ({@code docs/notifications.md}): hands a notification that passed
-     * {@link #check} (as an 8-byte store) to the segment's creator.
+     * {@link #check} (as an 8-byte store) to the segment's creator, without ever waiting.
+     *
+     * @return OK, or TRANSIENT if the creator is too far behind reading its notices
      */
-    void notifyCreator(long segmentId, long offset, long value, byte[] clientNode) {
-        state.notifications.deliver(segmentId, offset, value, clientNode);
+    byte notifyCreator(long segmentId, long offset, long value, byte[] clientNode) {
+        return state.notifications.deliver(segmentId, offset, value, clientNode) == NotificationService.Delivery.BUSY
+            ? AccessStatus.toWire(CmiAccessError.TRANSIENT) : DataProtocol.STATUS_OK;
     }
 
     /**

@@ -26,8 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Back-pressure: a creator's writer closes the session past {@link SessionWriter#MAX_PENDING}
  * unwritten notices, so a delivery to a creator with more than {@link #HIGH_WATER} waits (parked,
  * in steps of {@link #BACKOFF_NANOS}, at most {@link #MAX_WAIT_NANOS}) for the writer to catch up.
- * The wait holds up the sender's connection only (its control reader or data session), which
- * slows that sender down; a creator that stopped reading altogether still ends as before.
+ * The wait holds up the sender's control session only, which slows that sender down; a creator
+ * that stopped reading altogether still ends as before. A remote sender's notification arrives
+ * on a data-path I/O loop, which serves many connections and must never wait: it is refused
+ * instead ({@link Delivery#BUSY}, answered {@code TRANSIENT}), and the sender may try again.
  */
 final class NotificationService {
     /** Unwritten notices to one creator above which a delivery waits. */
@@ -91,10 +93,28 @@ final class NotificationService {
      * @param senderNodeId id of the sender's node (what its ticket proves)
      * @return whether the notification was queued for a live creator
      */
-    boolean deliver(long segmentId, long offset, long value, byte[] senderNodeId) {
+    Delivery deliver(long segmentId, long offset, long value, byte[] senderNodeId) {
         byte[] sender = senderNodeId.length == NodeAddressImpl.ID_LENGTH
             ? addresses.getOrDefault(NodeId.of(senderNodeId), senderNodeId) : senderNodeId;
-        return send(segmentId, offset, value, sender);
+        Session.Notifier creator = creators.get(segmentId);
+        if (creator == null) {
+            return Delivery.NO_CREATOR;
+        }
+        if (creator.pending() > HIGH_WATER) {
+            return Delivery.BUSY;
+        }
+        creator.send(new ControlMessage.NotificationNotice(segmentId, offset, value, sender));
+        return Delivery.QUEUED;
+    }
+
+    /** What became of a remote notification. */
+    enum Delivery {
+        /** Queued for the creator. */
+        QUEUED,
+        /** The segment has no live creator: dropped (docs/notifications.md). */
+        NO_CREATOR,
+        /** The creator is far behind reading its notices: refused, the sender may retry. */
+        BUSY
     }
 
     private boolean send(long segmentId, long offset, long value, byte[] senderAddress) {

@@ -57,10 +57,10 @@ class NotificationServiceTest {
         NotificationService service = new NotificationService(HERE);
         Recorder creator = new Recorder();
         service.register(7, session(1, creator));
-        assertTrue(service.deliver(7, 0, 1, id(2)));
+        assertEquals(NotificationService.Delivery.QUEUED, service.deliver(7, 0, 1, id(2)));
         assertArrayEquals(id(2), creator.sent.get(0).sender(), "unknown node: its id only");
         service.learnNode(THERE.toBytes());
-        assertTrue(service.deliver(7, 0, 2, id(2)));
+        assertEquals(NotificationService.Delivery.QUEUED, service.deliver(7, 0, 2, id(2)));
         assertArrayEquals(THERE.toBytes(), creator.sent.get(1).sender());
     }
 
@@ -74,20 +74,35 @@ class NotificationServiceTest {
         service.register(7, s);
         service.register(8, s);
         service.unregister(8);
-        assertFalse(service.deliver(8, 0, 1, id(2)), "reclaimed");
+        assertEquals(NotificationService.Delivery.NO_CREATOR, service.deliver(8, 0, 1, id(2)), "reclaimed");
         service.sessionClosed(s);
-        assertFalse(service.deliver(7, 0, 1, id(2)), "creator gone");
+        assertEquals(NotificationService.Delivery.NO_CREATOR, service.deliver(7, 0, 1, id(2)), "creator gone");
         assertFalse(service.deliverLocal(new ControlMessage.Notify(99, 0, 1)), "never existed");
         assertEquals(List.of(), creator.sent);
+    }
+
+    @Test
+    void shouldRefuseARemoteNotificationToABackloggedCreatorWithoutWaiting() {
+        NotificationService service = new NotificationService(HERE);
+        Recorder creator = new Recorder();
+        service.register(7, session(1, creator));
+        creator.backlog.set(NotificationService.HIGH_WATER + 1);
+        assertEquals(NotificationService.Delivery.BUSY, service.deliver(7, 0, 1, id(2)), "a data-path I/O loop never waits");
+        assertEquals(0, creator.sent.size());
+        creator.backlog.set(0);
+        assertEquals(NotificationService.Delivery.QUEUED, service.deliver(7, 0, 1, id(2)));
+        assertEquals(1, creator.sent.size());
     }
 
     @Test
     void shouldWaitForABackloggedCreatorsWriterBeforeQueueingMore() throws Exception {
         NotificationService service = new NotificationService(HERE);
         Recorder creator = new Recorder();
-        service.register(7, session(1, creator));
+        Session s = session(1, creator);
+        s.created.add(7L);
+        service.register(7, s);
         creator.backlog.set(NotificationService.HIGH_WATER + 1);
-        Thread sender = Thread.ofPlatform().start(() -> service.deliver(7, 0, 1, id(2)));
+        Thread sender = Thread.ofPlatform().start(() -> service.deliverLocal(new ControlMessage.Notify(7, 0, 1)));
         Thread.sleep(100);
         assertEquals(0, creator.sent.size(), "held back while the writer is behind");
         creator.backlog.set(0);
