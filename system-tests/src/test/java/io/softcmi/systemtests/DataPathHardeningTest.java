@@ -1,0 +1,196 @@
+package io.softcmi.systemtests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.internal.HandleCodec;
+import io.softcmi.cmi.internal.RemoteSegmentHandleImpl;
+import io.softcmi.cmi.internal.TicketProof;
+import io.softcmi.node.NodeConfig;
+import io.softcmi.node.NodeDaemon;
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.Frame;
+import io.softcmi.wire.FrameIO;
+import io.softcmi.wire.MessageType;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Hardening of the remote data path and the peer protocol (issue 6): a peer may only import for
+ * itself; a node refuses a cluster key file that its group or others may read; a client that
+ * asks for megabytes and never reads them costs the home no CPU and does not hold up others.
+ */
+@Timeout(120)
+class DataPathHardeningTest {
+    @RegisterExtension
+    static final SystemTestResources RESOURCES = SystemTestResources.perClass();
+
+    private static ClusterNodes cluster;
+    private static NodeProcess home;
+    private static NodeProcess other;
+
+    @BeforeAll
+    @Timeout(90)
+    static void startCluster() throws IOException {
+        cluster = ClusterNodes.create(RESOURCES);
+        List<NodeProcess> nodes = cluster.start("A", "B");
+        home = nodes.get(0);
+        other = nodes.get(1);
+    }
+
+    @Test
+    void shouldRefuseAPeerImportThatNamesAnotherNodeAsImporter() throws Exception {
+        byte[] handle = cluster.context(home).call(c -> {
+            CmiSegment s = c.segGet(4096, Set.of());
+            return c.segExp(s, Set.of()).toBytes();
+        });
+        RemoteSegmentHandleImpl h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(handle);
+        byte[] key = Files.readAllBytes(cluster.clusterKey());
+        byte[] myId = ClusterNodes.nodeId(other);
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", ClusterNodes.port(home)), 5000);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write('P');
+            byte[] nonce = new byte[16];
+            new SecureRandom().nextBytes(nonce);
+            send(s, new ControlMessage.PeerHello(myId, nonce));
+            ControlMessage.PeerChallenge ch = (ControlMessage.PeerChallenge) receive(s);
+            send(s, new ControlMessage.PeerProof(TicketProof.hmac(key, "peer-caller", ch.nonce(), myId, ch.nodeId())));
+            // Authenticated as B, but claiming to import for a made-up node C.
+            byte[] claimed = h.home().toBytes().clone();
+            byte[] forged = NodeAddressBytes.withId(claimed, new byte[16]);
+            send(s, new ControlMessage.PeerImport(h.segmentId(), h.generation(), false, forged, 77));
+            ControlMessage reply = receive(s);
+            assertTrue(reply instanceof ControlMessage.ErrorReply e && e.code() == CmiError.PERM.ordinal(),
+                "a peer importing for another node is refused with PERM, got " + reply);
+        }
+        ClusterNodes.awaitLog(home, "names another node as importer", Duration.ofSeconds(10));
+    }
+
+    private static void send(Socket s, ControlMessage m) throws IOException {
+        ByteBuffer b = FrameIO.encode(MessageType.toFrame(m, 1));
+        s.getOutputStream().write(b.array(), b.position(), b.remaining());
+    }
+
+    private static ControlMessage receive(Socket s) throws IOException {
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        int length = in.readInt();
+        byte[] body = new byte[length];
+        in.readFully(body);
+        ByteBuffer b = ByteBuffer.wrap(body);
+        b.get(); // version
+        int type = b.get() & 0xff;
+        int flags = b.getShort() & 0xffff;
+        long id = b.getLong();
+        byte[] payload = new byte[b.remaining()];
+        b.get(payload);
+        return MessageType.decode(new Frame(type, flags, id, payload));
+    }
+
+    @Test
+    void shouldRefuseToStartANodeWhoseClusterKeyFileItsGroupMayRead() throws IOException {
+        Path dir = Files.createTempDirectory("softcmi-keymode-");
+        Path keyFile = dir.resolve("cluster.key");
+        try {
+            Files.write(keyFile, new byte[32]);
+            Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-r-----"));
+            NodeConfig config = new NodeConfig().directory(dir.resolve("node")).clusterKeyFile(keyFile)
+                .shmDirectory(dir.resolve("shm"));
+            IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> NodeDaemon.start(config));
+            assertTrue(e.getMessage().contains("must have mode 0600"), e.getMessage());
+            Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
+            try (NodeDaemon node = NodeDaemon.start(new NodeConfig().directory(dir.resolve("node")).clusterKeyFile(keyFile)
+                    .shmDirectory(dir.resolve("shm")))) {
+                assertTrue(node.engine() != null);
+            }
+        } finally {
+            Files2.deleteTree(dir);
+        }
+    }
+
+    @Test
+    void shouldNotSpendCpuOnAClientThatRequestsMegabytesAndNeverReads() throws Exception {
+        ContextThread owner = cluster.context(home);
+        byte[][] shared = owner.call(c -> {
+            CmiSegment s = c.segGet(1 << 20, Set.of());
+            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
+                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
+        });
+        RemoteSegmentHandleImpl h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(shared[0]);
+        byte[] ticket = RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(other));
+        long cpuBefore = ioThreadCpuTicks(home.pid());
+        try (RawDataClient greedy = RawDataClient.open(ClusterNodes.port(home), ticket, cluster.clusterKey())) {
+            // 64 requests for 1 MiB each, and never a byte read back.
+            for (int i = 0; i < 64; i++) {
+                ByteBuffer b = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+                io.softcmi.cmi.internal.TokenImpl t = (io.softcmi.cmi.internal.TokenImpl) CmiToken.fromBytes(shared[1]);
+                DataProtocol.writeRequest(b, DataProtocol.OP_GET, i + 1, h.segmentId(), t.tokenId(), t.secretHi(),
+                    t.secretLo(), 0, 1 << 20, 0, 0);
+                greedy.send(b.array());
+            }
+            Thread.sleep(2_000);
+            long cpu = ioThreadCpuTicks(home.pid()) - cpuBefore;
+            assertTrue(cpu < 50, "the home's I/O loop used " + cpu + " ticks (1/100 s) in 2 s for a client that never reads");
+            // Another client is served meanwhile.
+            long v = cluster.context(other).call(c -> {
+                CmiSegment p = c.segImp(RemoteSegmentHandle.fromBytes(shared[0]));
+                c.segSetToken(p, CmiToken.fromBytes(shared[1]));
+                c.enable(true);
+                CmiMapping m = c.segAt(p, Set.of());
+                m.putLong(8, 99);
+                return m.getLong(8);
+            });
+            assertEquals(99, v);
+        }
+    }
+
+    /** User+system CPU ticks of the home's data-path I/O threads. */
+    private static long ioThreadCpuTicks(long pid) throws IOException {
+        long total = 0;
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path t : tasks.toList()) {
+                if (Files.readString(t.resolve("comm")).startsWith("cmid-data-io")) {
+                    String stat = Files.readString(t.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    total += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                }
+            }
+        }
+        return total;
+    }
+
+    /** Node address bytes with another node id. */
+    private static final class NodeAddressBytes {
+        private NodeAddressBytes() {
+        }
+
+        static byte[] withId(byte[] address, byte[] id) {
+            io.softcmi.cmi.internal.NodeAddressImpl a = (io.softcmi.cmi.internal.NodeAddressImpl) HandleCodec.nodeAddress(address);
+            return new io.softcmi.cmi.internal.NodeAddressImpl(id, a.host(), a.port()).toBytes();
+        }
+    }
+}
