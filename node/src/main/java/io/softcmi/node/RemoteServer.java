@@ -90,22 +90,27 @@ final class RemoteServer implements AutoCloseable {
     private void servePeer(SocketChannel ch) throws IOException {
         Thread reader = Thread.currentThread();
         Thread watchdog = Thread.ofVirtual().start(() -> closeIfSlow(ch, reader));
-        Frame f = FrameIO.read(ch, MAX_PEER_FRAME);
-        if (f == null || !(MessageType.decode(f) instanceof ControlMessage.PeerHello hello)) {
-            return;
-        }
-        byte[] myId = state.address.nodeId();
-        byte[] nonce = new byte[16];
-        state.random.nextBytes(nonce);
-        FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
-            state.clusterKey.mac("peer-callee", hello.nonce(), myId, hello.nodeId())), f.correlationId()));
-        Frame p = FrameIO.read(ch, MAX_PEER_FRAME);
-        watchdog.interrupt();
-        if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
-                || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
-            LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key (or hung up after checking ours)",
-                HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
-            return;
+        ControlMessage.PeerHello hello;
+        try {
+            Frame f = FrameIO.read(ch, MAX_PEER_FRAME);
+            if (f == null || !(MessageType.decode(f) instanceof ControlMessage.PeerHello h)) {
+                return; // hung up (or spoke nonsense) before authenticating: nothing to log
+            }
+            hello = h;
+            byte[] myId = state.address.nodeId();
+            byte[] nonce = new byte[16];
+            state.random.nextBytes(nonce);
+            FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
+                state.clusterKey.mac("peer-callee", hello.nonce(), myId, hello.nodeId())), f.correlationId()));
+            Frame p = FrameIO.read(ch, MAX_PEER_FRAME);
+            if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
+                    || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
+                LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key (or hung up after checking ours)",
+                    HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
+                return;
+            }
+        } finally {
+            watchdog.interrupt(); // however the handshake ended, the deadline no longer applies
         }
         while (true) {
             Frame req = FrameIO.read(ch, MAX_PEER_FRAME);
