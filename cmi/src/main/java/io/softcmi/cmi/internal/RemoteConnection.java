@@ -378,12 +378,15 @@ final class RemoteConnection implements AutoCloseable {
         }
     }
 
-    /** After a reader's own reply: wakes one thread still waiting, to take the role. */
+    /**
+     * After a reader's own reply: wakes the threads still waiting, so that one of them takes the
+     * role. All of them, not one: the one picked might still be sending (not parked yet) and the
+     * others would then sleep until their park times out.
+     */
     private void handOverReading() {
         for (Call other : calls.values()) {
             if (!other.done) {
                 LockSupport.unpark(other.waiter);
-                return;
             }
         }
     }
