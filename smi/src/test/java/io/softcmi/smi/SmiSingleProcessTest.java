@@ -86,6 +86,22 @@ class SmiSingleProcessTest {
     }
 
     @Test
+    void shouldRunOutOfExportSlots() {
+        java.util.List<SmiRegion> made = new java.util.ArrayList<>();
+        try {
+            SmiException e = assertThrows(SmiException.class, () -> {
+                for (int i = 0; i < 2000; i++) {
+                    made.add(smi.createShreg(RegionType.LOCAL, Smi.initReginfo(4096, 0), Set.of()));
+                }
+            });
+            assertEquals(SmiError.NOSEGMENT, e.error(), e.getMessage());
+            assertTrue(made.size() >= 800, "export slots: " + made.size());
+        } finally {
+            made.forEach(SmiRegion::free);
+        }
+    }
+
+    @Test
     void shouldOfferInitOnceOnly() {
         assertError(SmiError.OTHER, () -> Smi.init(new String[0]));
     }
