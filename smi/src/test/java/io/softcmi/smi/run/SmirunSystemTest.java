@@ -200,6 +200,20 @@ class SmirunSystemTest {
     }
 
     @Test
+    void shouldFailInitWithNoDeviceWhenNoNodeCanBeJoined() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.embedded=false", "-cp", System.getProperty("java.class.path"),
+            "io.softcmi.smi.samples.HelloWorld").redirectErrorStream(true);
+        pb.environment().remove("SOFTCMI_NODE");
+        pb.environment().remove("SMI_RANK");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, p.exitValue(), out);
+        assertTrue(out.contains("SMI_ERR_NODEVICE"), out);
+    }
+
+    @Test
     void shouldReportUsageErrors() throws Exception {
         Result r = smirun("-np", "2", "-bogus", "x");
         assertEquals(2, r.exit());
