@@ -110,7 +110,9 @@ public final class Smi implements AutoCloseable {
 
     /**
      * Implements {@code SMI_Finalize} (collective): a last barrier, then every region, mutex and
-     * segment of this process goes. Later calls fail with {@link SmiError#NOINIT}.
+     * segment of this process goes. Later calls fail with {@link SmiError#NOINIT}. Because it
+     * waits for every process, a process whose work failed should call {@link #abort(int)}
+     * instead (a try-with-resources around a failing body would wait here for the others).
      */
     @Override
     public void close() {
