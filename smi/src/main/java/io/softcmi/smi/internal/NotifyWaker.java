@@ -1,5 +1,6 @@
 package io.softcmi.smi.internal;
 
+import io.softcmi.cmi.CmiAccessException;
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.notify.NotificationInbox;
@@ -49,8 +50,14 @@ final class NotifyWaker implements Waker {
         // blocks; we store, fence, read SLEEPERS. One of us sees the other's store, so a waiter
         // that blocks is always notified, and one still polling costs no notification.
         ctx.mb();
-        if (target.getLong(Layout.CTRL_SLEEPERS) > 0) {
-            Notifications.notify(target, offset, value);
+        try {
+            if (target.getLong(Layout.CTRL_SLEEPERS) > 0) {
+                Notifications.notify(target, offset, value);
+            }
+        } catch (CmiAccessException | IllegalStateException e) {
+            // The store is in: a waiter still polling may already have seen it, left (the last
+            // barrier of SMI_Finalize) and removed its segment. A target that died instead is
+            // the watchdog's and smirun's business.
         }
     }
 
