@@ -432,7 +432,10 @@ public final class Smi implements AutoCloseable {
         return regions.adrToRegion(a);
     }
 
-    /** Implements {@code SMI_Barrier}: about one round trip per process to the bootstrap segment's home. */
+    /**
+     * Implements {@code SMI_Barrier}: each process counts itself in with one {@code atm_cas} at
+     * the bootstrap segment's home; the last one wakes the others through their control segments.
+     */
     public void barrier() {
         live();
         job.barrier();
