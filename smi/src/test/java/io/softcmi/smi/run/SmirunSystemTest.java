@@ -191,6 +191,15 @@ class SmirunSystemTest {
     }
 
     @Test
+    void shouldGiveEveryRankTheStdinFile() throws Exception {
+        Files.writeString(tmp.resolve("input"), "the line\n");
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", "-stdin", "input", EchoStdin.class.getName());
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("rank 0 read: the line") && r.output().contains("rank 1 read: the line"),
+            r.output());
+    }
+
+    @Test
     void shouldOnlyPrintTheCommandsWithDashT() throws Exception {
         Result r = smirun("-t", "-np", "2", "-nodes", "local:a", "far.example.org", "io.softcmi.smi.samples.HelloWorld");
         assertEquals(0, r.exit(), r.output());
