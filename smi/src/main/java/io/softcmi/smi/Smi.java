@@ -110,7 +110,9 @@ public final class Smi implements AutoCloseable {
 
     /**
      * Implements {@code SMI_Finalize} (collective): a last barrier, then every region, mutex and
-     * segment of this process goes. Later calls fail with {@link SmiError#NOINIT}.
+     * segment of this process goes. Later calls fail with {@link SmiError#NOINIT}. Because it
+     * waits for every process, a process whose work failed should call {@link #abort(int)}
+     * instead (a try-with-resources around a failing body would wait here for the others).
      */
     @Override
     public void close() {
@@ -430,7 +432,10 @@ public final class Smi implements AutoCloseable {
         return regions.adrToRegion(a);
     }
 
-    /** Implements {@code SMI_Barrier}: about one round trip per process to the bootstrap segment's home. */
+    /**
+     * Implements {@code SMI_Barrier}: each process counts itself in with one {@code atm_cas} at
+     * the bootstrap segment's home; the last one wakes the others through their control segments.
+     */
     public void barrier() {
         live();
         job.barrier();

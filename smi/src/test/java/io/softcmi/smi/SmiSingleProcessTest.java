@@ -65,6 +65,43 @@ class SmiSingleProcessTest {
     }
 
     @Test
+    void shouldRedirectStandardStreamsToFiles(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        assertError(SmiError.PARAM, () -> smi.redirectIo(null, null, IoMode.ASIS, null, IoMode.ASIS, null));
+        assertError(SmiError.PARAM, () -> smi.redirectIo(IoMode.ASIS, null, IoMode.ASIS, null, IoMode.FILE,
+            tmp.resolve("missing").toString()));
+        java.nio.file.Files.writeString(tmp.resolve("in"), "input line\n");
+        java.io.InputStream in = System.in;
+        java.io.PrintStream err = System.err;
+        try {
+            smi.redirectIo(IoMode.FILE, tmp.resolve("err").toString(), IoMode.ASIS, null, IoMode.FILE,
+                tmp.resolve("in").toString());
+            System.err.println("to the file");
+            assertEquals("input line", new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine());
+        } finally {
+            System.err.close();
+            System.setIn(in);
+            System.setErr(err);
+        }
+        assertEquals("to the file", java.nio.file.Files.readString(tmp.resolve("err.0")).strip(), "suffix .rank");
+    }
+
+    @Test
+    void shouldRunOutOfExportSlots() {
+        java.util.List<SmiRegion> made = new java.util.ArrayList<>();
+        try {
+            SmiException e = assertThrows(SmiException.class, () -> {
+                for (int i = 0; i < 2000; i++) {
+                    made.add(smi.createShreg(RegionType.LOCAL, Smi.initReginfo(4096, 0), Set.of()));
+                }
+            });
+            assertEquals(SmiError.NOSEGMENT, e.error(), e.getMessage());
+            assertTrue(made.size() >= 800, "export slots: " + made.size());
+        } finally {
+            made.forEach(SmiRegion::free);
+        }
+    }
+
+    @Test
     void shouldOfferInitOnceOnly() {
         assertError(SmiError.OTHER, () -> Smi.init(new String[0]));
     }

@@ -15,6 +15,7 @@ package io.softcmi.smi.internal;
  * control segment (one per process, homed on its node, 1 MiB; others write into it to wake it)
  *   0      MAGIC                       "SMICTRL1"
  *   64     BARRIER_GEN                 the last barrier generation this process may leave
+ *   128    SLEEPERS                    threads of this process blocked in its notification inbox
  *   1024   SIGNAL[sender]              8 bytes per sender: signals received from it
  *   4096   QNODE[mutex]                16 bytes per mutex: MCS queue node (LOCKED, NEXT = rank + 1)
  *   8192   MUTEX_TAIL[mutex]           8 bytes per mutex homed here: tail of its queue (rank + 1, 0 = free)
@@ -47,6 +48,7 @@ final class Layout {
     static final long CTRL_SIZE = 1 << 20;
     static final long CTRL_MAGIC = 0;
     static final long CTRL_BARRIER_GEN = 64;
+    static final long CTRL_SLEEPERS = 128;
     static final long CTRL_SIGNAL = 1024;
     static final long CTRL_QNODE = 4096;
     static final int MAX_MUTEXES = 256;

@@ -1,5 +1,6 @@
 package io.softcmi.smi.internal;
 
+import io.softcmi.cmi.CmiAccessException;
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.notify.NotificationInbox;
@@ -11,16 +12,18 @@ import java.util.function.LongPredicate;
  * The {@link Waker} built on CMI segment notifications ({@code io.softcmi.cmi.notify}, see
  * docs/notifications.md): the waker stores the word into the waiter's control segment, then
  * sends a notification on it, which the engine delivers to the segment's creator (the waiter)
- * after that store. The waiter checks its word, polls it briefly, then blocks in its context's
- * notification inbox; it never polls remote memory, and its own only for a bounded time. The word stays the truth: a notification
+ * after that store. The waiter checks its word, polls it briefly, then counts itself in its
+ * {@code SLEEPERS} word and blocks in its context's notification inbox; the waker notifies only
+ * when the target has sleepers. Nobody polls remote memory, and a waiter its own only for a
+ * bounded time. The word stays the truth: a notification
  * only says "look again", so stale or stolen ones (another waiting thread of the process took it)
  * cost at most one re-check after a short timeout. Because the store lands before the
- * notification, a waiter first polls its own (local) word for at most 30 µs with {@link Backoff}
+ * notification, a waiter first polls its own (local) word for at most 100 µs with {@link Backoff}
  * (spins, yields, then sleeps from 5 µs), and blocks in the inbox only after that.
  */
 final class NotifyWaker implements Waker {
     /** How long a waiter polls its own word (with {@link Backoff}) before it blocks in the inbox. */
-    private static final long POLL_NS = 30_000;
+    private static final long POLL_NS = 100_000;
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
 
     private final CmiContext ctx;
@@ -43,8 +46,31 @@ final class NotifyWaker implements Waker {
     @Override
     public void post(CmiMapping target, long offset, long value) {
         target.putLong(offset, value);
-        ctx.wmb();
-        Notifications.notify(target, offset, value);
+        // Dekker with the waiter: it announces itself in SLEEPERS, fences, re-checks its word, then
+        // blocks; we store, fence, read SLEEPERS. One of us sees the other's store, so a waiter
+        // that blocks is always notified, and one still polling costs no notification.
+        ctx.mb();
+        try {
+            if (target.getLong(Layout.CTRL_SLEEPERS) > 0) {
+                Notifications.notify(target, offset, value);
+            }
+        } catch (CmiAccessException | IllegalStateException e) {
+            // The store is in: a waiter still polling may already have seen it, left (the last
+            // barrier of SMI_Finalize) and removed its segment. A target that died instead is
+            // the watchdog's and smirun's business.
+        }
+    }
+
+    /** Counts this process's threads blocked in the inbox (an atm_cas on the own, local segment). */
+    private void sleepers(long delta) {
+        long v = 0;
+        while (true) {
+            long seen = ctx.atmCas(own, Layout.CTRL_SLEEPERS, v, v + delta);
+            if (seen == v) {
+                return;
+            }
+            v = seen;
+        }
     }
 
     @Override
@@ -74,11 +100,21 @@ final class NotifyWaker implements Waker {
                 b.idle();
                 continue;
             }
+            sleepers(1);
             try {
-                inbox.take(TAKE_TIMEOUT);
+                ctx.mb();
+                boolean ready = false;
+                for (int i = 0; i < count && !ready; i++) {
+                    ready = done.test(i, own.getLong(offset + 8L * i));
+                }
+                if (!ready) {
+                    inbox.take(TAKE_TIMEOUT);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw Errors.fail(io.softcmi.smi.SmiError.OTHER, "interrupted while waiting");
+            } finally {
+                sleepers(-1);
             }
             if (System.nanoTime() - since > 250_000_000L) {
                 since = System.nanoTime();

@@ -191,12 +191,35 @@ class SmirunSystemTest {
     }
 
     @Test
+    void shouldGiveEveryRankTheStdinFile() throws Exception {
+        Files.writeString(tmp.resolve("input"), "the line\n");
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", "-stdin", "input", EchoStdin.class.getName());
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("rank 0 read: the line") && r.output().contains("rank 1 read: the line"),
+            r.output());
+    }
+
+    @Test
     void shouldOnlyPrintTheCommandsWithDashT() throws Exception {
         Result r = smirun("-t", "-np", "2", "-nodes", "local:a", "far.example.org", "io.softcmi.smi.samples.HelloWorld");
         assertEquals(0, r.exit(), r.output());
         assertTrue(r.output().contains("io.softcmi.node.Cmid"), r.output());
         assertTrue(r.output().contains("ssh far.example.org"), r.output());
         assertTrue(r.output().contains("SMI_RANK=0"), r.output());
+    }
+
+    @Test
+    void shouldFailInitWithNoDeviceWhenNoNodeCanBeJoined() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.embedded=false", "-cp", System.getProperty("java.class.path"),
+            "io.softcmi.smi.samples.HelloWorld").redirectErrorStream(true);
+        pb.environment().remove("SOFTCMI_NODE");
+        pb.environment().remove("SMI_RANK");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, p.exitValue(), out);
+        assertTrue(out.contains("SMI_ERR_NODEVICE"), out);
     }
 
     @Test
