@@ -1,5 +1,6 @@
 package io.softcmi.node;
 
+import io.softcmi.cmi.internal.SoftcmiLogging;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -12,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
  * files, socket and lock after telling every connected process.
  *
  * <pre>
- * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
+ * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
  *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]
  * </pre>
  * {@code --config FILE} reads options from a file first (see {@link #readConfig}); options on the
@@ -21,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
  * 2 for bad arguments, 1 if the node cannot start (another daemon owns {@code DIR}, say).
  */
 public final class Cmid {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private Cmid() {
     }
 
@@ -32,25 +34,34 @@ public final class Cmid {
     public static void main(String[] args) {
         NodeConfig config;
         try {
+            SoftcmiLogging.configure(true);
             config = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
-            System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] "
+            System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--cluster-key FILE] "
                 + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]");
             Runtime.getRuntime().exit(2);
             return;
         }
+        SoftcmiLogging.nodeName(config.name());
+        LOG.log(System.Logger.Level.INFO, "cmid {0} starting: dir {1}, listen {2}:{3,number,#}, cluster key {4}",
+            config.name(), config.directory(), config.listenHost(), config.listenPort(),
+            config.clusterKeyFile() == null ? "none (single node)" : config.clusterKeyFile());
         NodeDaemon node;
         try {
             node = NodeDaemon.start(config);
         } catch (Exception e) {
+            LOG.log(System.Logger.Level.ERROR, "cmid {0} cannot start: {1}", config.name(), e.getMessage());
             System.err.println("cmid: cannot start: " + e.getMessage());
             Runtime.getRuntime().exit(1);
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            SoftcmiLogging.direct(System.Logger.Level.INFO, "io.softcmi.node",
+                "cmid " + config.name() + " stopping (signal): telling connected processes, removing segment files");
             node.close();
+            SoftcmiLogging.direct(System.Logger.Level.INFO, "io.softcmi.node", "cmid " + config.name() + " stopped");
             stopped.countDown();
         }, "cmid-shutdown"));
         System.out.println("cmid: node " + config.name() + " serving " + config.directory() + " (address "
@@ -181,6 +192,25 @@ public final class Cmid {
                     } catch (NumberFormatException e) {
                         throw new IllegalArgumentException("bad port in --metrics " + v);
                     }
+                }
+                case "--advertise" -> {
+                    // HOST, HOST:PORT, [V6] or [V6]:PORT; a bare IPv6 address (several colons) is a host.
+                    String host = v;
+                    int port = 0;
+                    int colon = v.lastIndexOf(':');
+                    boolean bracketed = v.startsWith("[");
+                    if (colon > 0 && (bracketed ? v.lastIndexOf(']') < colon : v.indexOf(':') == colon)) {
+                        host = v.substring(0, colon);
+                        try {
+                            port = Integer.parseInt(v.substring(colon + 1));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("bad port in --advertise " + v);
+                        }
+                    }
+                    if (host.isEmpty()) {
+                        throw new IllegalArgumentException("--advertise wants HOST[:PORT], got " + v);
+                    }
+                    c.advertise(host, port);
                 }
                 case "--name" -> c.name(v);
                 case "--cluster-key" -> c.clusterKeyFile(checkKeyFile(Path.of(v)));

@@ -71,15 +71,21 @@ public final class NodeDaemon implements AutoCloseable {
             Files.setPosixFilePermissions(shm, PosixFilePermissions.fromString("rwx------"));
             ClusterKey key = ClusterKey.load(config.clusterKeyFile(), config.ticketLifetimeMs());
             RemoteServer remote = new RemoteServer(config.listenHost(), config.listenPort());
-            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), config.listenHost(), remote.port());
+            config.boundListenPort(remote.port());
+            String advertised = AdvertisedAddress.choose(config.listenHost(), config.advertiseHost());
+            int advertisedPort = config.advertisePort() == 0 ? remote.port() : config.advertisePort();
+            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), advertised, advertisedPort);
             NodeEngine engine = new NodeEngine(config, address, key);
             remote.start(engine, engine.state());
             ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
             MetricsServer metrics = config.metricsHost() == null ? null
                 : new MetricsServer(config.metricsHost(), config.metricsPort(), engine);
             Files.writeString(dir.resolve("cmid.pid"), ProcessHandle.current().pid() + "\n");
-            LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3} bytes of CMI memory", config.name(), dir, shm,
-                config.memoryBytes());
+            io.softcmi.cmi.internal.SoftcmiLogging.nodeName(config.name());
+            LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3,number,#} bytes of CMI memory, listening on {4}, advertised as {5}{6}",
+                config.name(), dir, shm, config.memoryBytes(), config.listenHost() + ":" + remote.port(), address,
+                config.advertiseHost() != null && !AdvertisedAddress.isLiteral(config.advertiseHost())
+                    ? " (" + config.advertiseHost() + " resolved once)" : "");
             return new NodeDaemon(config, lockChannel, lock, engine, control, remote, metrics);
         } catch (IOException | RuntimeException e) {
             lock.release();

@@ -83,6 +83,11 @@ class DistributionSystemTest {
 
         String demo = bin.ok(RUN, Map.of(), "softcmi", "demo");
         assertTrue(demo.contains("demo OK"), demo);
+        // The embedded node is quiet at INFO unless asked.
+        assertFalse(demo.contains("io.softcmi.node:") || demo.contains("INFO"), demo);
+        String loud = bin.ok(RUN, Map.of("SOFTCMI_LOG_LEVEL", "INFO"), "softcmi", "demo");
+        assertTrue(loud.lines().anyMatch(l -> l.matches(".*Z INFO  \\[embedded-\\d+\\] io\\.softcmi\\.node: node embedded-\\d+ up: .*")),
+            loud);
 
         // The daemon from a configuration file, as a service manager would start it.
         Path nodeDir = tmp.resolve("node");
@@ -98,6 +103,11 @@ class DistributionSystemTest {
             String nodes = bin.ok(RUN, onNode, "cmiadm", "nodes");
             assertTrue(nodes.contains("distnode"), nodes);
             assertEquals(143, cmid.stop(), "cmid exit status after SIGTERM (the JVM convention, docs/operations.md)");
+            // One line per record: time, level, node name, logger, message; start and shutdown logged.
+            String log = Files.readString(cmid.output());
+            assertTrue(log.lines().anyMatch(l -> l.matches(
+                "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[distnode\\] io\\.softcmi\\.node: node distnode up: .*")), log);
+            assertTrue(log.contains("INFO  [distnode] io.softcmi.node: cmid distnode stopped"), log);
         }
         assertFalse(Files.exists(nodeDir.resolve("cmid.sock")), "daemon left its socket");
     }
