@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
  * files, socket and lock after telling every connected process.
  *
  * <pre>
- * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
+ * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
  *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]
  * </pre>
  * {@code --config FILE} reads options from a file first (see {@link #readConfig}); options on the
@@ -38,7 +38,7 @@ public final class Cmid {
             config = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
-            System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--cluster-key FILE] "
+            System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] "
                 + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]");
             Runtime.getRuntime().exit(2);
             return;
@@ -213,6 +213,7 @@ public final class Cmid {
                     c.advertise(host, port);
                 }
                 case "--name" -> c.name(v);
+                case "--group" -> c.group(v);
                 case "--cluster-key" -> c.clusterKeyFile(checkKeyFile(Path.of(v)));
                 case "--shm-dir" -> c.shmDirectory(Path.of(v));
                 case "--memory" -> {

@@ -25,6 +25,8 @@ public final class NodeConfig {
     private int ioThreads;
     private long ticketLifetimeMs = 24L * 3600 * 1000;
     private volatile int boundListenPort = -1;
+    private String group;
+    private java.nio.file.attribute.GroupPrincipal groupPrincipal;
     private String advertiseHost;
     private int advertisePort;
     private String metricsHost;
@@ -76,6 +78,10 @@ public final class NodeConfig {
     /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
     /** @param port the port the listener got (set once the node listens) */ void boundListenPort(int port) { this.boundListenPort = port; }
     /** @return the port the listener got, or the configured one before it listens */ public int boundListenPort() { return boundListenPort < 0 ? listenPort : boundListenPort; }
+    /** @param name OS group whose members may use the node ({@code --group}), null = owner only @return this */
+    public NodeConfig group(String name) { this.group = name; return this; }
+    /** @return the group name, or null */ public String group() { return group; }
+    /** @return the group, looked up by {@link #conclude()}, or null */ java.nio.file.attribute.GroupPrincipal groupPrincipal() { return groupPrincipal; }
     /** @return advertised host as given, or null */ public String advertiseHost() { return advertiseHost; }
     /** @return advertised port, 0 = the listen port */ public int advertisePort() { return advertisePort; }
     /** @return metrics host, or null when there is no metrics endpoint */ public String metricsHost() { return metricsHost; }
@@ -113,6 +119,9 @@ public final class NodeConfig {
             memoryBytes = defaultMemory(shmDirectory.getParent());
         }
         memoryBytes -= memoryBytes % 4096;
+        if (group != null && !group.isBlank()) {
+            groupPrincipal = NodeGroup.lookup(directory, group);
+        }
         if (advertisePort < 0 || advertisePort > 65535) {
             throw new IllegalArgumentException("advertised port out of range: " + advertisePort);
         }

@@ -8,7 +8,6 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 
 /**
@@ -56,7 +55,7 @@ public final class NodeDaemon implements AutoCloseable {
         config.conclude();
         Path dir = config.directory();
         Files.createDirectories(dir);
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        NodeGroup.apply(dir, config.groupPrincipal(), true);
         FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
             StandardOpenOption.WRITE);
         FileLock lock = lockChannel.tryLock();
@@ -68,7 +67,7 @@ public final class NodeDaemon implements AutoCloseable {
             Path shm = config.shmDirectory();
             deleteTree(shm); // left over by a daemon that was killed: we hold the lock now
             Files.createDirectories(shm);
-            Files.setPosixFilePermissions(shm, PosixFilePermissions.fromString("rwx------"));
+            NodeGroup.apply(shm, config.groupPrincipal(), true);
             ClusterKey key = ClusterKey.load(config.clusterKeyFile(), config.ticketLifetimeMs());
             RemoteServer remote = new RemoteServer(config.listenHost(), config.listenPort());
             config.boundListenPort(remote.port());
@@ -78,6 +77,7 @@ public final class NodeDaemon implements AutoCloseable {
             NodeEngine engine = new NodeEngine(config, address, key);
             remote.start(engine, engine.state());
             ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
+            NodeGroup.apply(dir.resolve("cmid.sock"), config.groupPrincipal(), false);
             MetricsServer metrics = config.metricsHost() == null ? null
                 : new MetricsServer(config.metricsHost(), config.metricsPort(), engine);
             Files.writeString(dir.resolve("cmid.pid"), ProcessHandle.current().pid() + "\n");
