@@ -22,8 +22,13 @@ final class AdminService {
         List<List<String>> rows = new ArrayList<>();
         return switch (table.toLowerCase(Locale.ROOT)) {
             case "nodes" -> {
-                rows.add(List.of(state.config.name(), state.address.toString(), "self", "up"));
-                yield new ControlMessage.Table(List.of("NAME", "ADDRESS", "ROLE", "STATE"), rows);
+                String listen = state.config.listenHost();
+                listen = (listen.indexOf(':') >= 0 && !listen.startsWith("[") ? "[" + listen + "]" : listen) + ":"
+                    + state.config.boundListenPort();
+                String given = state.config.advertiseHost();
+                rows.add(List.of(state.config.name(), state.address.toString(), "self", "up", listen,
+                    given == null || AdvertisedAddress.isLiteral(given) ? "-" : given));
+                yield new ControlMessage.Table(List.of("NAME", "ADDRESS", "ROLE", "STATE", "LISTEN", "ADVERTISED-NAME"), rows);
             }
             case "contexts" -> {
                 for (Session s : state.sessions.values()) {

@@ -1,8 +1,11 @@
 package io.softcmi.node;
 
+import io.softcmi.cmi.internal.SoftcmiLogging;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -10,13 +13,16 @@ import java.util.concurrent.CountDownLatch;
  * files, socket and lock after telling every connected process.
  *
  * <pre>
- * cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS]
- *      [--metrics HOST:PORT]
+ * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
+ *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]
  * </pre>
+ * {@code --config FILE} reads options from a file first (see {@link #readConfig}); options on the
+ * command line after it override the file's.
  * {@code DIR} may also come from {@code SOFTCMI_NODE}. Exit status: 0 after a clean shutdown,
  * 2 for bad arguments, 1 if the node cannot start (another daemon owns {@code DIR}, say).
  */
 public final class Cmid {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private Cmid() {
     }
 
@@ -28,25 +34,34 @@ public final class Cmid {
     public static void main(String[] args) {
         NodeConfig config;
         try {
+            SoftcmiLogging.configure(true);
             config = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
-            System.err.println("usage: cmid --dir DIR [--listen HOST:PORT] [--name NAME] [--cluster-key FILE] "
+            System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] "
                 + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]");
             Runtime.getRuntime().exit(2);
             return;
         }
+        SoftcmiLogging.nodeName(config.name());
+        LOG.log(System.Logger.Level.INFO, "cmid {0} starting: dir {1}, listen {2}:{3,number,#}, cluster key {4}",
+            config.name(), config.directory(), config.listenHost(), config.listenPort(),
+            config.clusterKeyFile() == null ? "none (single node)" : config.clusterKeyFile());
         NodeDaemon node;
         try {
             node = NodeDaemon.start(config);
         } catch (Exception e) {
+            LOG.log(System.Logger.Level.ERROR, "cmid {0} cannot start: {1}", config.name(), e.getMessage());
             System.err.println("cmid: cannot start: " + e.getMessage());
             Runtime.getRuntime().exit(1);
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            SoftcmiLogging.direct(System.Logger.Level.INFO, "io.softcmi.node",
+                "cmid " + config.name() + " stopping (signal): telling connected processes, removing segment files");
             node.close();
+            SoftcmiLogging.direct(System.Logger.Level.INFO, "io.softcmi.node", "cmid " + config.name() + " stopped");
             stopped.countDown();
         }, "cmid-shutdown"));
         System.out.println("cmid: node " + config.name() + " serving " + config.directory() + " (address "
@@ -60,7 +75,89 @@ public final class Cmid {
         }
     }
 
-    static NodeConfig parse(String[] args) {
+    /**
+     * Reads a {@code cmid} configuration file into command-line options. Every option of the
+     * command line may appear, one per line, in any of these forms (blank lines and lines
+     * starting with {@code #} or {@code !} are ignored; {@code --config} itself may not appear):
+     * <pre>
+     * listen = 0.0.0.0:7001        (properties style, also {@code listen: ...})
+     * listen 0.0.0.0:7001
+     * --listen 0.0.0.0:7001
+     * </pre>
+     *
+     * @param file the configuration file
+     * @return the options, as {@code --name value} pairs in file order
+     * @throws IllegalArgumentException if the file cannot be read or a line is malformed
+     */
+    static List<String> readConfig(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read configuration file " + file + ": " + e.getMessage());
+        }
+        List<String> out = new ArrayList<>();
+        int n = 0;
+        for (String raw : lines) {
+            n++;
+            String line = raw.strip();
+            if (line.isEmpty() || line.startsWith("#") || line.startsWith("!")) {
+                continue;
+            }
+            int sep = -1;
+            for (int i = 0; i < line.length(); i++) {
+                char ch = line.charAt(i);
+                if (ch == '=' || ch == ':' || Character.isWhitespace(ch)) {
+                    sep = i;
+                    break;
+                }
+            }
+            if (sep <= 0) {
+                throw new IllegalArgumentException(file + ":" + n + ": want 'option value', got '" + line + "'");
+            }
+            String key = line.substring(0, sep).strip();
+            String value = line.substring(sep + 1).strip();
+            if (!value.isEmpty() && (value.charAt(0) == '=' || value.charAt(0) == ':')) {
+                value = value.substring(1).strip();
+            }
+            if (key.startsWith("--")) {
+                key = key.substring(2);
+            }
+            if (value.isEmpty()) {
+                throw new IllegalArgumentException(file + ":" + n + ": no value for " + key);
+            }
+            if (key.equals("config")) {
+                throw new IllegalArgumentException(file + ":" + n + ": a configuration file cannot name another");
+            }
+            out.add("--" + key);
+            out.add(value);
+        }
+        return out;
+    }
+
+    /** Expands {@code --config FILE} into the file's options, in place. */
+    static String[] expandConfig(String[] args) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") || args[i].startsWith("--config=")) {
+                String v;
+                if (args[i].startsWith("--config=")) {
+                    v = args[i].substring("--config=".length());
+                } else if (i + 1 < args.length) {
+                    v = args[++i];
+                } else {
+                    throw new IllegalArgumentException("missing value after --config");
+                }
+                out.addAll(readConfig(Path.of(v)));
+            } else {
+                out.add(args[i]);
+            }
+        }
+        return out.toArray(String[]::new);
+    }
+
+    static NodeConfig parse(String[] commandLine) {
+        String[] args = expandConfig(commandLine);
         NodeConfig c = new NodeConfig();
         String env = System.getenv("SOFTCMI_NODE");
         if (env != null && !env.isBlank()) {
@@ -76,7 +173,27 @@ public final class Cmid {
                 case "--dir" -> c.directory(Path.of(v));
                 case "--listen" -> hostPort(a, v, c::listen);
                 case "--metrics" -> hostPort(a, v, c::metrics);
+                case "--advertise" -> {
+                    // HOST, HOST:PORT, [V6] or [V6]:PORT; a bare IPv6 address (several colons) is a host.
+                    String host = v;
+                    int port = 0;
+                    int colon = v.lastIndexOf(':');
+                    boolean bracketed = v.startsWith("[");
+                    if (colon > 0 && (bracketed ? v.lastIndexOf(']') < colon : v.indexOf(':') == colon)) {
+                        host = v.substring(0, colon);
+                        try {
+                            port = Integer.parseInt(v.substring(colon + 1));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("bad port in --advertise " + v);
+                        }
+                    }
+                    if (host.isEmpty()) {
+                        throw new IllegalArgumentException("--advertise wants HOST[:PORT], got " + v);
+                    }
+                    c.advertise(host, port);
+                }
                 case "--name" -> c.name(v);
+                case "--group" -> c.group(v);
                 case "--cluster-key" -> c.clusterKeyFile(checkKeyFile(Path.of(v)));
                 case "--shm-dir" -> c.shmDirectory(Path.of(v));
                 case "--memory" -> {

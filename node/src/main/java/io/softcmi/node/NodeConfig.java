@@ -24,6 +24,11 @@ public final class NodeConfig {
     private long defaultCacheBytes = 64L << 20;
     private int ioThreads;
     private long ticketLifetimeMs = 24L * 3600 * 1000;
+    private volatile int boundListenPort = -1;
+    private String group;
+    private java.nio.file.attribute.GroupPrincipal groupPrincipal;
+    private String advertiseHost;
+    private int advertisePort;
     private String metricsHost;
     private int metricsPort = -1;
 
@@ -45,6 +50,14 @@ public final class NodeConfig {
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
     /** @param ms lifetime of the node tickets this node issues ({@code --ticket-lifetime SECONDS}; default 24 h) @return this */
     public NodeConfig ticketLifetimeMs(long ms) { this.ticketLifetimeMs = ms; return this; }
+    /**
+     * @param host host other nodes reach this one at ({@code --advertise HOST[:PORT]}): a name
+     *     (resolved once, at start) or an address; null = the listen host, or an interface
+     *     address when that is a wildcard
+     * @param port advertised port, 0 = the listen port
+     * @return this
+     */
+    public NodeConfig advertise(String host, int port) { this.advertiseHost = host; this.advertisePort = port; return this; }
     /** @param host metrics HTTP host ({@code --metrics HOST:PORT}) @param port its port, 0 = any @return this */
     public NodeConfig metrics(String host, int port) { this.metricsHost = host; this.metricsPort = port; return this; }
 
@@ -63,6 +76,14 @@ public final class NodeConfig {
     /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
     /** @return data-path I/O threads, 0 = the default */ public int ioThreads() { return ioThreads; }
     /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
+    /** @param port the port the listener got (set once the node listens) */ void boundListenPort(int port) { this.boundListenPort = port; }
+    /** @return the port the listener got, or the configured one before it listens */ public int boundListenPort() { return boundListenPort < 0 ? listenPort : boundListenPort; }
+    /** @param name OS group whose members may use the node ({@code --group}), null = owner only @return this */
+    public NodeConfig group(String name) { this.group = name; return this; }
+    /** @return the group name, or null */ public String group() { return group; }
+    /** @return the group, looked up by {@link #conclude()}, or null */ java.nio.file.attribute.GroupPrincipal groupPrincipal() { return groupPrincipal; }
+    /** @return advertised host as given, or null */ public String advertiseHost() { return advertiseHost; }
+    /** @return advertised port, 0 = the listen port */ public int advertisePort() { return advertisePort; }
     /** @return metrics host, or null when there is no metrics endpoint */ public String metricsHost() { return metricsHost; }
     /** @return metrics port (0 = any) */ public int metricsPort() { return metricsPort; }
 
@@ -98,6 +119,12 @@ public final class NodeConfig {
             memoryBytes = defaultMemory(shmDirectory.getParent());
         }
         memoryBytes -= memoryBytes % 4096;
+        if (group != null && !group.isBlank()) {
+            groupPrincipal = NodeGroup.lookup(directory, group);
+        }
+        if (advertisePort < 0 || advertisePort > 65535) {
+            throw new IllegalArgumentException("advertised port out of range: " + advertisePort);
+        }
         if (metricsHost != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw new IllegalArgumentException("metrics port out of range: " + metricsPort);
         }

@@ -8,7 +8,6 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 
 /**
@@ -56,7 +55,7 @@ public final class NodeDaemon implements AutoCloseable {
         config.conclude();
         Path dir = config.directory();
         Files.createDirectories(dir);
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        NodeGroup.apply(dir, config.groupPrincipal(), true);
         FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
             StandardOpenOption.WRITE);
         FileLock lock = lockChannel.tryLock();
@@ -68,18 +67,25 @@ public final class NodeDaemon implements AutoCloseable {
             Path shm = config.shmDirectory();
             deleteTree(shm); // left over by a daemon that was killed: we hold the lock now
             Files.createDirectories(shm);
-            Files.setPosixFilePermissions(shm, PosixFilePermissions.fromString("rwx------"));
+            NodeGroup.apply(shm, config.groupPrincipal(), true);
             ClusterKey key = ClusterKey.load(config.clusterKeyFile(), config.ticketLifetimeMs());
             RemoteServer remote = new RemoteServer(config.listenHost(), config.listenPort());
-            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), config.listenHost(), remote.port());
+            config.boundListenPort(remote.port());
+            String advertised = AdvertisedAddress.choose(config.listenHost(), config.advertiseHost());
+            int advertisedPort = config.advertisePort() == 0 ? remote.port() : config.advertisePort();
+            NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), advertised, advertisedPort);
             NodeEngine engine = new NodeEngine(config, address, key);
             remote.start(engine, engine.state());
             ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
+            NodeGroup.apply(dir.resolve("cmid.sock"), config.groupPrincipal(), false);
             MetricsServer metrics = config.metricsHost() == null ? null
                 : new MetricsServer(config.metricsHost(), config.metricsPort(), engine);
             Files.writeString(dir.resolve("cmid.pid"), ProcessHandle.current().pid() + "\n");
-            LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3} bytes of CMI memory", config.name(), dir, shm,
-                config.memoryBytes());
+            io.softcmi.cmi.internal.SoftcmiLogging.nodeName(config.name());
+            LOG.log(Level.INFO, "node {0} up: dir {1}, shm {2}, {3,number,#} bytes of CMI memory, listening on {4}, advertised as {5}{6}",
+                config.name(), dir, shm, config.memoryBytes(), config.listenHost() + ":" + remote.port(), address,
+                config.advertiseHost() != null && !AdvertisedAddress.isLiteral(config.advertiseHost())
+                    ? " (" + config.advertiseHost() + " resolved once)" : "");
             return new NodeDaemon(config, lockChannel, lock, engine, control, remote, metrics);
         } catch (IOException | RuntimeException e) {
             lock.release();

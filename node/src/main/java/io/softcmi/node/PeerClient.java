@@ -19,6 +19,7 @@ final class PeerClient {
     /** First byte of a peer connection. */
     static final byte PEER_PROTOCOL = 'P';
     private static final int TIMEOUT_MS = 10_000;
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final NodeState state;
 
     PeerClient(NodeState state) {
@@ -39,13 +40,18 @@ final class PeerClient {
             if (!(read(in) instanceof ControlMessage.PeerChallenge c)
                     || !state.clusterKey.verify(c.proof(), "peer-callee", nonce, c.nodeId(), myId)
                     || !java.util.Arrays.equals(c.nodeId(), peer.nodeId())) {
+                LOG.log(System.Logger.Level.WARNING, "refused node {0}: it did not prove the cluster key (or is another node)",
+                    peer);
                 throw NodeException.inval("node " + peer + " failed to prove the cluster key (or is another node)");
             }
             FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerProof(
                 state.clusterKey.mac("peer-caller", c.nonce(), myId, c.nodeId())), 2));
             FrameIO.write(ch, MessageType.toFrame(request, 3));
+            LOG.log(System.Logger.Level.DEBUG, "peer call to {0}: {1}", peer, request.getClass().getSimpleName());
             return read(in);
         } catch (IOException e) {
+            // The caller decides what an unreachable home means (and logs it where it matters).
+            LOG.log(System.Logger.Level.DEBUG, "home node {0} cannot be reached: {1}", peer, e.getMessage());
             throw NodeException.inval("home node " + peer + " cannot be reached: " + e.getMessage());
         }
     }

@@ -70,6 +70,8 @@ final class RemoteServer implements AutoCloseable {
                     return;
                 }
                 connections.remove(ch); // the I/O loop owns and closes it from now on
+                LOG.log(Level.INFO, "data connection from node {0} at {1}", HexFormat.of().formatHex(clientNode),
+                    ch.getRemoteAddress());
                 data.adopt(ch, clientNode);
                 return;
             }
@@ -112,6 +114,8 @@ final class RemoteServer implements AutoCloseable {
         } finally {
             watchdog.interrupt(); // however the handshake ended, the deadline no longer applies
         }
+        LOG.log(Level.INFO, "peer {0} at {1} connected (proved the cluster key)",
+            HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
         while (true) {
             Frame req = FrameIO.read(ch, MAX_PEER_FRAME);
             if (req == null) {

@@ -53,8 +53,17 @@ final class SegmentService {
         long id = state.newSegmentId();
         SegmentFile file;
         try {
-            file = SegmentFile.create(state.config.shmDirectory().resolve("seg-" + id), id, size, flags, brk,
-                !has(flags, SegFlag.NORESERVE));
+            java.nio.file.Path segPath = state.config.shmDirectory().resolve("seg-" + id);
+            file = SegmentFile.create(segPath, id, size, flags, brk, !has(flags, SegFlag.NORESERVE));
+            if (state.config.groupPrincipal() != null) {
+                try {
+                    NodeGroup.apply(segPath, state.config.groupPrincipal(), false);
+                } catch (java.io.IOException e) {
+                    file.delete();
+                    throw NodeException.nomem("cannot give segment file " + segPath + " to group "
+                        + state.config.group() + ": " + e.getMessage());
+                }
+            }
         } catch (NodeException e) {
             state.memory.release(rsv, brk);
             throw e;

@@ -14,6 +14,7 @@ import java.util.Map;
  * <pre>
  * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|dataplane
  * cmiadm [--dir DIR] reservation-delete KEY
+ * cmiadm top --metrics HOST:PORT [--interval SECONDS] [--count N]     (see {@link CmiTop})
  * </pre>
  * Without {@code --dir} it uses {@code SOFTCMI_NODE}. Exit status: 0 on success, 1 if the node
  * cannot be reached or refuses the request (the CMI error name and message are printed), 2 for a
@@ -33,6 +34,7 @@ public final class CmiAdm {
     private static final String USAGE = """
         usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|dataplane
                cmiadm [--dir DIR] reservation-delete KEY
+               cmiadm top --metrics HOST:PORT [--interval SECONDS] [--count N]
         DIR is the node directory of a running cmid (default: $SOFTCMI_NODE).""";
 
     private CmiAdm() {
@@ -82,6 +84,9 @@ public final class CmiAdm {
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
             out.println(USAGE);
             return 0;
+        }
+        if (args.length >= 1 && args[0].equals("top")) {
+            return CmiTop.run(java.util.Arrays.copyOfRange(args, 1, args.length), out, err);
         }
         Command command;
         try {

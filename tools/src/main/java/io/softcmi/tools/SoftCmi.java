@@ -54,10 +54,8 @@ public final class SoftCmi {
             return 2;
         }
         return switch (args[0]) {
-            case "demo" -> {
-                quietNodeLogs();
-                yield Demo.run(out) ? 0 : 1;
-            }
+            // The nodes the demo runs in this JVM log at WARNING unless SOFTCMI_LOG_LEVEL asks for more.
+            case "demo" -> Demo.run(out) ? 0 : 1;
             case "version" -> {
                 out.println(versionText());
                 yield 0;
@@ -107,20 +105,6 @@ public final class SoftCmi {
             return v.startsWith("${") ? "unknown" : v;
         } catch (IOException e) {
             return "unknown";
-        }
-    }
-
-    /** Held so the logger (and its level) is not collected. */
-    private static java.util.logging.Logger nodeLogs;
-
-    /**
-     * The demo prints its own account of each step; the nodes it runs in this JVM log their
-     * start, stop and cleanup at INFO, which would interleave. Keep warnings and errors.
-     */
-    private static void quietNodeLogs() {
-        if (System.getProperty("java.util.logging.config.file") == null) {
-            nodeLogs = java.util.logging.Logger.getLogger("io.softcmi.node");
-            nodeLogs.setLevel(java.util.logging.Level.WARNING);
         }
     }
 }

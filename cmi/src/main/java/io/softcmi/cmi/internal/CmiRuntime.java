@@ -83,12 +83,15 @@ public final class CmiRuntime {
     }
 
     private static Path nodeDirectory() {
+        SoftcmiLogging.configure(false);
         String dir = System.getProperty("softcmi.node");
         if (dir == null || dir.isBlank()) {
             dir = System.getenv("SOFTCMI_NODE");
         }
         if (dir != null && !dir.isBlank()) {
-            return Path.of(dir);
+            Path p = Path.of(dir);
+            SoftcmiLogging.nodeName(p.getFileName() == null ? dir : p.getFileName().toString());
+            return p;
         }
         if ("false".equalsIgnoreCase(System.getProperty("softcmi.embedded"))) {
             throw Errors.fail(CmiError.INIT, "no CMI node configured (SOFTCMI_NODE) and the embedded node is disabled");

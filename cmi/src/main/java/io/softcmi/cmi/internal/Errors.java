@@ -22,6 +22,12 @@ public final class Errors {
      */
     public static CmiException fail(CmiError error, String message) {
         ThreadState.current().lastError = error;
+        JfrEvents.Failure jfr = new JfrEvents.Failure();
+        if (jfr.shouldCommit()) {
+            jfr.error = error.specName();
+            jfr.message = message;
+            jfr.commit();
+        }
         return new CmiException(error, message);
     }
 
@@ -34,6 +40,13 @@ public final class Errors {
      * @return the exception; it has no stack trace
      */
     public static CmiAccessException access(CmiAccessError error, long segmentId, long offset) {
+        JfrEvents.AccessFailure jfr = new JfrEvents.AccessFailure();
+        if (jfr.shouldCommit()) {
+            jfr.error = error.name();
+            jfr.segmentId = segmentId;
+            jfr.offset = offset;
+            jfr.commit();
+        }
         return new CmiAccessException(error, segmentId, offset);
     }
 

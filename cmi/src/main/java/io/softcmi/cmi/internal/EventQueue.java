@@ -33,6 +33,11 @@ final class EventQueue {
     private final Set<CmiEvent> outstanding = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
 
     void add(CmiEvent event) {
+        JfrEvents.CmiEventDelivered jfr = new JfrEvents.CmiEventDelivered();
+        if (jfr.shouldCommit()) {
+            jfr.type = event.getClass().getSimpleName();
+            jfr.commit();
+        }
         pending.add(event);
     }
 

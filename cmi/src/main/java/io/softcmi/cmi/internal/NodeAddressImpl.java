@@ -64,6 +64,7 @@ public record NodeAddressImpl(byte[] nodeId, String host, int port) implements N
 
     @Override
     public String toString() {
-        return isAny() ? "CMI_NADDR_ANY" : HexFormat.of().formatHex(nodeId, 0, 4) + "@" + host + ":" + port;
+        return isAny() ? "CMI_NADDR_ANY" : HexFormat.of().formatHex(nodeId, 0, 4) + "@"
+            + (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
     }
 }

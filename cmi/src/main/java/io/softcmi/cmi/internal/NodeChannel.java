@@ -108,7 +108,15 @@ public final class NodeChannel implements AutoCloseable {
      * @return the reply
      */
     public <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType) {
+        JfrEvents.ControlCall jfr = new JfrEvents.ControlCall();
+        jfr.begin();
         ControlMessage reply = send(request);
+        if (jfr.shouldCommit()) {
+            jfr.request = String.valueOf(request.type());
+            jfr.reply = reply instanceof ControlMessage.ErrorReply e ? "error " + e.code() + ": " + e.message()
+                : String.valueOf(reply.type());
+            jfr.commit();
+        }
         if (reply instanceof ControlMessage.ErrorReply e) {
             CmiError[] codes = CmiError.values();
             CmiError code = e.code() >= 0 && e.code() < codes.length ? codes[e.code()] : CmiError.INVAL;
