@@ -68,7 +68,7 @@ final class Async {
     void importAsync(ImportRequest r, VmmcNode node, VmmcPid pid, int rbufid) {
         imports.execute(() -> {
             try {
-                r.result.complete(Importer.importNow(vmmc, node, pid, rbufid, Importer.TIMEOUT_NANOS));
+                r.result.complete(Importer.importNow(vmmc, node, pid, rbufid, Importer.timeoutNanos()));
             } catch (RuntimeException e) {
                 r.result.completeExceptionally(e);
             }

@@ -14,7 +14,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /** vmmc_ImportRecvBuf: finds the export in the session directory, then {@code seg_imp}, {@code seg_set_token}, {@code seg_at}. */
 final class Importer {
-    static final long TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.getLong("vmmc.importTimeoutMs", 30_000));
+    /** @return how long an import waits for its export: {@code vmmc.importTimeoutMs}, default 30 s */
+    static long timeoutNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(Long.getLong("vmmc.importTimeoutMs", 30_000));
+    }
 
     private Importer() {
     }

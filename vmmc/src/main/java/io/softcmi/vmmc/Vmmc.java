@@ -328,7 +328,7 @@ public final class Vmmc implements AutoCloseable {
      */
     public ImportHandle importRecvBuf(VmmcNode node, VmmcPid pid, int rbufid) {
         debug("ImportRecvBuf " + node + " " + pid + " id=" + rbufid);
-        return Importer.importNow(this, node, pid, rbufid, Importer.TIMEOUT_NANOS);
+        return Importer.importNow(this, node, pid, rbufid, Importer.timeoutNanos());
     }
 
     /**
