@@ -43,7 +43,7 @@ final class Spawner {
             Files.createDirectories(v.session.outDir());
             File log = v.session.outDir().resolve("VMMC_" + node.name() + "." + pid).toFile();
             pb.redirectErrorStream(true).redirectOutput(log);
-            pb.start();
+            v.children.add(pb.start());
         } catch (IOException e) {
             v.directory.unregister(node.name(), pid);
             throw new VmmcException(VmmcResult.NO_SUCH_PROCESS, "cannot start " + mainClass + ": " + e.getMessage());

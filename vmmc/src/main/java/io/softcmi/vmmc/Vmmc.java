@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A process's VMMC endpoint (the {@code vmmc_*} calls), on the public CMI API. A receive buffer
@@ -49,6 +48,8 @@ public final class Vmmc implements AutoCloseable {
     final Async async;
     private final CmiMapping wakeMapping;
     private final Map<Integer, ExportHandle> exports = new ConcurrentHashMap<>();
+    /** Processes started by {@link #spawn}; {@link #close} waits for them (60 s), then ends those left. */
+    final List<Process> children = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile int debugLevel;
     private volatile boolean closed;
 
@@ -673,9 +674,19 @@ public final class Vmmc implements AutoCloseable {
             }
         }
         async.close();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        for (Process c : children) {
+            try {
+                if (!c.waitFor(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                    c.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                c.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
         directory.unregister(myHostName(), session.pid());
         ctx.close();
-        LockSupport.unpark(Thread.currentThread());
     }
 
     static VmmcException fromCmi(RuntimeException e, String what) {
