@@ -14,19 +14,19 @@ import java.util.TreeMap;
 final class DestSpace {
     /** The first DestSpace address. */
     static final long BASE = 0x1000_0000_0000L;
-    private static final int MAX_IMPORTS = Integer.getInteger("vmmc.maxImports", 4096);
-    private static final long SPACE = Long.getLong("vmmc.destSpaceBytes", 1L << 40);
+    private final int maxImports = Integer.getInteger("vmmc.maxImports", 4096);
+    private final long space = Long.getLong("vmmc.destSpaceBytes", 1L << 40);
 
     private final TreeMap<Long, ImportHandle> regions = new TreeMap<>();
     private long next = BASE;
 
     synchronized long reserve(long nwords) {
-        if (regions.size() >= MAX_IMPORTS) {
-            throw new VmmcException(VmmcResult.NO_PHYS_DEST_SPACE, MAX_IMPORTS + " imports");
+        if (regions.size() >= maxImports) {
+            throw new VmmcException(VmmcResult.NO_PHYS_DEST_SPACE, maxImports + " imports");
         }
         long bytes = (nwords * Vmmc.WORD + Vmmc.PAGE - 1) / Vmmc.PAGE * Vmmc.PAGE + Vmmc.PAGE;
-        if (next + bytes - BASE > SPACE) {
-            throw new VmmcException(VmmcResult.NO_VIRT_DEST_SPACE, SPACE + " bytes used");
+        if (next + bytes - BASE > space) {
+            throw new VmmcException(VmmcResult.NO_VIRT_DEST_SPACE, space + " bytes used");
         }
         long at = next;
         next += bytes;

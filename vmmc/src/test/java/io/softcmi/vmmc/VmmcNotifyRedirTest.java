@@ -99,7 +99,7 @@ class VmmcNotifyRedirTest {
         AsyncHandle h = tx.with(v -> v.sendDataAsyncNotify(words(9, 10), p.imp.proxyBuf() + 16, 2));
         await(() -> seen.size() == 101);
         assertEquals(10, seen.get(100)[1]);
-        assertEquals(0, (int) tx.with(v -> v.asyncStatus(h)));
+        await(() -> tx.with(v -> v.asyncStatus(h)) == 0);
     }
 
     @Test
