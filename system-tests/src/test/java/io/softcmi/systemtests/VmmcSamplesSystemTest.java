@@ -111,4 +111,12 @@ class VmmcSamplesSystemTest {
             assertTrue(out.matches("(?s).*all2all " + method + ": 3 processes on \\[n1\\.\\d+, n2\\.\\d+, n3\\.\\d+\\].*MB/s.*"), out);
         }
     }
+
+    @Test
+    void unexportRefusesARemoteImportersSendsAndImports() throws Exception {
+        String out = run(VmmcUnexportProbe.class);
+        assertTrue(out.contains("probe: master got 42"), out);
+        assertTrue(out.contains("probe: send after unexport: vmmcErr_BadIbufState"), out);
+        assertTrue(out.contains("probe: import after unexport: vmmcErr_BadRbufState"), out);
+    }
 }
