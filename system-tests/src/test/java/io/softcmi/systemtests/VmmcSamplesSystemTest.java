@@ -9,6 +9,9 @@ import io.softcmi.vmmc.samples.FetchBandwidth;
 import io.softcmi.vmmc.samples.Latency;
 import io.softcmi.vmmc.samples.OnewayBandwidth;
 import io.softcmi.vmmc.samples.PPBandwidth;
+import io.softcmi.vmmc.samples.RandomAll2All;
+import io.softcmi.vmmc.samples.RandomChain;
+import io.softcmi.vmmc.samples.RandomOne2All;
 import io.softcmi.vmmc.samples.Spawn;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -118,5 +121,13 @@ class VmmcSamplesSystemTest {
         assertTrue(out.contains("probe: master got 42"), out);
         assertTrue(out.contains("probe: send after unexport: vmmcErr_BadIbufState"), out);
         assertTrue(out.contains("probe: import after unexport: vmmcErr_BadRbufState"), out);
+    }
+
+    @Test
+    void multiNodeRandomPatternsOnThreeNodes() throws Exception {
+        for (Class<?> c : List.of(RandomChain.class, RandomOne2All.class, RandomAll2All.class)) {
+            String out = run(c, "3", "64", "30");
+            assertTrue(out.matches("(?s).*" + c.getSimpleName() + ": 3 processes on \\[n1\\.\\d+, n2\\.\\d+, n3\\.\\d+\\], 64 words.*"), out);
+        }
     }
 }
