@@ -38,12 +38,22 @@ final class Spawner {
         env.put("VMMCPARENT", v.myHostName() + ":" + v.myPid().value());
         env.put("VMMCSHARE", v.session.share().toString());
         env.put("VMMCOUTDIR", v.session.outDir().toString());
+        String runGroup = VmmcSession.setting("VMMCRUNGROUP");
+        if (runGroup != null) {
+            env.put("VMMCRUNGROUP", runGroup);
+        }
         v.session.nodeDir(node).ifPresentOrElse(d -> env.put("SOFTCMI_NODE", d), () -> { });
         try {
             Files.createDirectories(v.session.outDir());
             File log = v.session.outDir().resolve("VMMC_" + node.name() + "." + pid).toFile();
             pb.redirectErrorStream(true).redirectOutput(log);
-            v.children.add(pb.start());
+            Process child = pb.start();
+            v.children.add(child);
+            String run = runGroup;
+            if (run != null && !run.isBlank()) {
+                new io.softcmi.vmmc.cluster.SessionStore(v.session.share()).recordProcess(v.session.name(),
+                    v.session.outDir(), Integer.parseInt(run.trim()), node.name(), pid, child.pid());
+            }
         } catch (IOException e) {
             v.directory.unregister(node.name(), pid);
             throw new VmmcException(VmmcResult.NO_SUCH_PROCESS, "cannot start " + mainClass + ": " + e.getMessage());
