@@ -193,4 +193,28 @@ class VmmcNotifyRedirTest {
         assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> rx.run(v -> v.postRedir(plain.exp, 0, 4, user))));
         assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> rx.run(v -> v.dataEnd(plain.exp))));
     }
+
+    @Test
+    void shouldMakeBlockWaitForARunningHandler() throws Exception {
+        AtomicBoolean running = new AtomicBoolean();
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        Pair p = pair(4, EnumSet.of(BufFlag.READWRITE), (addr, value) -> {
+            running.set(true);
+            entered.countDown();
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            running.set(false);
+        });
+        tx.run(v -> v.sendDataNotify(words(1), p.imp.proxyBuf(), 1));
+        assertTrue(entered.await(60, TimeUnit.SECONDS));
+        // blocking from the main thread returns only once the running handler has finished
+        assertFalse((boolean) rx.with(v -> {
+            v.blockNotifications();
+            return running.get();
+        }));
+        assertEquals(0, (int) rx.with(Vmmc::unblockNotifications));
+    }
 }
