@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -75,7 +76,7 @@ class VmmcSamplesSystemTest {
     private static String peerLogs(Path out) throws IOException {
         StringBuilder sb = new StringBuilder();
         try (Stream<Path> s = Files.list(out)) {
-            for (Path f : s.sorted().toList()) {
+            for (Path f : s.filter(f -> f.getFileName().toString().startsWith("VMMC_")).sorted().toList()) {
                 sb.append("\n== ").append(f.getFileName()).append('\n').append(Files.readString(f));
             }
         }
@@ -103,6 +104,10 @@ class VmmcSamplesSystemTest {
         for (Class<?> c : List.of(PPBandwidth.class, OnewayBandwidth.class, BidirBandwidth.class, FetchBandwidth.class)) {
             String out = run(c, "20", "1", "16384");
             assertTrue(out.contains(c.getSimpleName() + ": done"), out);
+            String png = out.replaceAll("(?s).*" + c.getSimpleName() + ": curve in (\\S+).*", "$1");
+            byte[] head = Arrays.copyOf(Files.readAllBytes(Path.of(png)), 8);
+            assertEquals(0x89, head[0] & 0xff, "a PNG: " + png);
+            assertEquals('P', head[1]);
             assertTrue(out.matches("(?s).*\\n\\s+16384\\s+65536\\s+[0-9.]+\\n.*"), out);
         }
     }

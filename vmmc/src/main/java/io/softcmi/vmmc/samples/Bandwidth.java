@@ -2,12 +2,17 @@ package io.softcmi.vmmc.samples;
 
 import io.softcmi.vmmc.Vmmc;
 import java.lang.foreign.MemorySegment;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The two-node bandwidth family ({@code <progname> <iterations> <start_nwords> <end_nwords>}):
  * the message size doubles from {@code start_nwords} to {@code end_nwords}, each size repeated
- * {@code iterations} times; prints one line per size. Entry points: {@link PPBandwidth},
+ * {@code iterations} times; prints one line per size and draws the curve as
+ * {@code VMMCOUTDIR/<progname>.png}. Entry points: {@link PPBandwidth},
  * {@link OnewayBandwidth}, {@link BidirBandwidth}, {@link FetchBandwidth}.
  */
 final class Bandwidth {
@@ -25,6 +30,7 @@ final class Bandwidth {
             Peers p = peer < 0 ? Peers.master(v, 2, main, Arrays.copyOf(args, 3), end) : Peers.peer(v, 1, 2, end);
             MemorySegment src = v.allocate(end);
             int other = 1 - p.rank;
+            List<CurvePng.Point> curve = new ArrayList<>();
             if (p.rank == 0) {
                 System.out.printf("%s: %d iterations, %s -> %s%n", main.getSimpleName(), iters,
                     v.myHostName(), p.procs.get(1).node().name());
@@ -80,9 +86,18 @@ final class Bandwidth {
                 long bytes = n * Vmmc.WORD * iters * (pattern == Pattern.PINGPONG || pattern == Pattern.BIDIR ? 2 : 1);
                 if (p.rank == 0) {
                     System.out.printf("%12d %12d %12.2f%n", n, n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6);
+                    curve.add(new CurvePng.Point(n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6));
                 }
             }
             if (p.rank == 0) {
+                String dir = System.getenv("VMMCOUTDIR") != null ? System.getenv("VMMCOUTDIR") : ".";
+                Path png = Path.of(System.getProperty("vmmc.outdir", dir)).resolve(main.getSimpleName() + ".png");
+                try {
+                    CurvePng.write(png, main.getSimpleName() + ", " + iters + " iterations per size", curve);
+                    System.out.println(main.getSimpleName() + ": curve in " + png);
+                } catch (IOException | RuntimeException e) {
+                    System.out.println(main.getSimpleName() + ": no curve (" + e + ")");
+                }
                 System.out.println(main.getSimpleName() + ": done");
             }
         }
