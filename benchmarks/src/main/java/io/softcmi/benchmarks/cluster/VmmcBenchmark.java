@@ -1,0 +1,217 @@
+package io.softcmi.benchmarks.cluster;
+
+import io.softcmi.vmmc.samples.Latency;
+import io.softcmi.vmmc.samples.OnewayBandwidth;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * VMMC on two {@code cmid} daemons against the raw TCP baseline of the same run: the
+ * {@code latency} sample (one-word SendDataNotify ping-pong, the peer spawned on the second
+ * node) against a polling raw TCP ping-pong of 4 bytes, and the {@code OnewayBandwidth} sample
+ * from 4 B to 4 MiB against a raw TCP stream of the same chunk sizes (one 1-byte ack per chunk,
+ * and VMMC's one notification ack per size, are both counted).
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
+ *      io.softcmi.benchmarks.cluster.VmmcBenchmark [PINGPONGS] [BW_ITERATIONS]
+ * </pre>
+ */
+public final class VmmcBenchmark {
+    private VmmcBenchmark() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args round trips (default 5000) and bandwidth iterations per size (default 50)
+     * @throws Exception if the cluster cannot be set up or a sample fails
+     */
+    public static void main(String[] args) throws Exception {
+        int ops = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+        int bwIters = args.length > 1 ? Integer.parseInt(args[1]) : 50;
+        Path dir = Files.createTempDirectory("softcmi-vmmc-bench-");
+        List<Process> children = new ArrayList<>();
+        try {
+            Path key = dir.resolve("cluster.key");
+            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            for (int n = 1; n <= 2; n++) {
+                children.add(start("cmid:", Map.of(), "io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
+                    "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "vbench" + n,
+                    "--shm-dir", "/dev/shm/softcmi-vbench-" + ProcessHandle.current().pid() + "-" + n).process);
+            }
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("VMMCSESSION", "bench");
+            env.put("VMMCHOSTS", "n1=" + dir.resolve("n1") + ",n2=" + dir.resolve("n2"));
+            env.put("VMMCHOST", "n1");
+            env.put("VMMCSHARE", dir.resolve("share").toString());
+            env.put("VMMCOUTDIR", dir.resolve("out").toString());
+            env.put("SOFTCMI_NODE", dir.resolve("n1").toString());
+
+            long[] raw = rawPingPong(ops, children);
+            String lat = runToEnd(env, Latency.class.getName(), "1", Integer.toString(ops));
+            double vmmcP50 = Double.parseDouble(lat.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1"));
+            double vmmcP99 = Double.parseDouble(lat.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"));
+            StringBuilder out = new StringBuilder();
+            out.append(String.format(Locale.ROOT, "%nlatency, %d round trips (after warm-up), two daemons on loopback%n", ops));
+            out.append(String.format(Locale.ROOT, "%-48s %10s %10s %10s%n", "", "p50 us", "p99 us", "p50 / raw"));
+            out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "raw TCP ping-pong, 4 B, polling",
+                pct(raw, 50) / 1e3, pct(raw, 99) / 1e3, 1.0));
+            out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "VMMC latency 1 word (SendDataNotify both ways)",
+                vmmcP50, vmmcP99, vmmcP50 / (pct(raw, 50) / 1e3)));
+
+            String bw = runToEnd(env, OnewayBandwidth.class.getName(), Integer.toString(bwIters), "1", Integer.toString(1 << 20));
+            out.append(String.format(Locale.ROOT, "%none-way bandwidth, %d messages per size%n", bwIters));
+            out.append(String.format(Locale.ROOT, "%12s %14s %14s %8s%n", "bytes", "VMMC MB/s", "raw TCP MB/s", "ratio"));
+            for (String line : bw.split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length == 3 && f[0].matches("\\d+")) {
+                    int bytes = Integer.parseInt(f[1]);
+                    double v = Double.parseDouble(f[2]);
+                    double r = rawStream(bytes, bwIters, children);
+                    out.append(String.format(Locale.ROOT, "%12d %14.2f %14.2f %8.2f%n", bytes, v, r, v / r));
+                }
+            }
+            System.out.println(out);
+        } finally {
+            for (Process c : children) {
+                c.destroy();
+                if (!c.waitFor(10, TimeUnit.SECONDS)) {
+                    c.destroyForcibly();
+                }
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static long pct(long[] sorted, int p) {
+        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
+    }
+
+    private static long[] rawPingPong(int ops, List<Process> children) throws Exception {
+        int port = port(children, "echo", "4", "4");
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ch.configureBlocking(false);
+            ByteBuffer req = ByteBuffer.allocateDirect(4);
+            ByteBuffer rep = ByteBuffer.allocateDirect(4);
+            long[] t = new long[ops];
+            int warm = Math.max(1, ops / 10);
+            for (int i = -warm; i < ops; i++) {
+                long s = System.nanoTime();
+                req.clear();
+                while (req.hasRemaining()) {
+                    ch.write(req);
+                }
+                rep.clear();
+                RawTcpPeer.poll(ch, rep);
+                if (i >= 0) {
+                    t[i] = System.nanoTime() - s;
+                }
+            }
+            Arrays.sort(t);
+            return t;
+        }
+    }
+
+    /** MB/s (10^6 bytes) of {@code iters} chunks of {@code bytes}, each acknowledged by the sink. */
+    private static double rawStream(int bytes, int iters, List<Process> children) throws Exception {
+        int port = port(children, "sink", Integer.toString(bytes));
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ByteBuffer chunk = ByteBuffer.allocateDirect(bytes);
+            ByteBuffer ack = ByteBuffer.allocateDirect(1);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < iters; i++) {
+                chunk.clear();
+                while (chunk.hasRemaining()) {
+                    ch.write(chunk);
+                }
+                ack.clear();
+                while (ack.hasRemaining()) {
+                    ch.read(ack);
+                }
+            }
+            return (double) bytes * iters / ((System.nanoTime() - t0) / 1e9) / 1e6;
+        }
+    }
+
+    private static int port(List<Process> children, String... args) throws IOException {
+        String[] full = new String[args.length + 1];
+        full[0] = RawTcpPeer.class.getName();
+        System.arraycopy(args, 0, full, 1, args.length);
+        Started s = start("PORT ", Map.of(), full);
+        children.add(s.process);
+        return Integer.parseInt(s.line.substring(5).trim());
+    }
+
+    private record Started(Process process, String line) {
+    }
+
+    private static List<String> command(String... mainAndArgs) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(List.of(mainAndArgs));
+        return cmd;
+    }
+
+    private static Started start(String prefix, Map<String, String> env, String... mainAndArgs) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command(mainAndArgs)).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String l;
+        while ((l = r.readLine()) != null && System.nanoTime() < deadline) {
+            if (l.startsWith(prefix)) {
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        while (r.readLine() != null) {
+                            // keep the pipe from filling
+                        }
+                    } catch (IOException ignored) {
+                        // child gone
+                    }
+                });
+                return new Started(p, l);
+            }
+        }
+        p.destroyForcibly();
+        throw new IOException("child " + mainAndArgs[0] + " did not start");
+    }
+
+    /** Runs a VMMC sample as the master on n1 and returns its output. */
+    private static String runToEnd(Map<String, String> env, String... mainAndArgs) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(command(mainAndArgs)).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        try {
+            String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IOException(mainAndArgs[0] + " failed: " + text);
+            }
+            return text;
+        } finally {
+            p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.softcmi.systemtests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.vmmc.samples.All2all;
+import io.softcmi.vmmc.samples.BidirBandwidth;
+import io.softcmi.vmmc.samples.FetchBandwidth;
+import io.softcmi.vmmc.samples.Latency;
+import io.softcmi.vmmc.samples.OnewayBandwidth;
+import io.softcmi.vmmc.samples.PPBandwidth;
+import io.softcmi.vmmc.samples.RandomAll2All;
+import io.softcmi.vmmc.samples.RandomChain;
+import io.softcmi.vmmc.samples.RandomOne2All;
+import io.softcmi.vmmc.samples.Spawn;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The VMMC samples with the manual's command lines, run on three {@code cmid} daemons: the
+ * master on node n1, its peers spawned by {@code vmmc_Spawn} on n2 and n3 (each spawned JVM joins
+ * the daemon {@code VMMCHOSTS} names for its host).
+ */
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
+class VmmcSamplesSystemTest {
+    @RegisterExtension
+    static final SystemTestResources RESOURCES = SystemTestResources.perClass();
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    private static List<NodeProcess> nodes;
+    private static Path work;
+
+    @BeforeAll
+    static void startThreeDaemons() throws IOException {
+        nodes = ClusterNodes.create(RESOURCES).start("n1", "n2", "n3");
+        work = Files.createTempDirectory("softcmi-vmmc-");
+        RESOURCES.own(() -> Files2.deleteTree(work));
+    }
+
+    /** Runs a sample as the master on n1, returns its output; checks it exits 0 and leaves no process behind. */
+    private static String run(Class<?> main, String... args) throws Exception {
+        String session = "s" + RUNS.incrementAndGet();
+        Path out = Files.createDirectories(work.resolve(session + "-out"));
+        String hosts = "n1=" + nodes.get(0).directory() + ",n2=" + nodes.get(1).directory() + ",n3=" + nodes.get(2).directory();
+        Process p = ChildJvm.start(main, List.of(), List.of(args), Map.of(
+            "VMMCSESSION", session, "VMMCHOSTS", hosts, "VMMCHOST", "n1", "VMMCSHARE", work.resolve("share").toString(),
+            "VMMCOUTDIR", out.toString(), "SOFTCMI_NODE", nodes.get(0).directory().toString()));
+        Path log = RESOURCES.logDir().resolve(main.getSimpleName() + "-" + session + ".log");
+        OutputCapture capture = new OutputCapture(main.getSimpleName(), p.getInputStream(), log);
+        try {
+            boolean exited = p.waitFor(Deadline.scaled(Duration.ofSeconds(240)).toSeconds(), TimeUnit.SECONDS);
+            capture.drain();
+            String text = Files.readString(log);
+            assertTrue(exited, main.getSimpleName() + " did not finish: " + text);
+            assertEquals(0, p.exitValue(), main.getSimpleName() + " failed: " + text + peerLogs(out));
+            String all = text + peerLogs(out);
+            System.out.println("== " + main.getSimpleName() + " " + String.join(" ", args) + "\n" + all);
+            return all;
+        } finally {
+            p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static String peerLogs(Path out) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        try (Stream<Path> s = Files.list(out)) {
+            for (Path f : s.filter(f -> f.getFileName().toString().startsWith("VMMC_")).sorted().toList()) {
+                sb.append("\n== ").append(f.getFileName()).append('\n').append(Files.readString(f));
+            }
+        }
+        return sb.toString();
+    }
+
+    @Test
+    void spawnRecursesOverTheHosts() throws Exception {
+        String out = run(Spawn.class, "2");
+        assertTrue(out.contains("spawn: level 2 on n1"), out);
+        assertTrue(out.contains("spawn: level 1 on n2"), out);
+        assertTrue(out.contains("spawn: level 0 on n3"), out);
+        assertTrue(out.matches("(?s).*spawn: child n2\\.\\d+ at level 1 reported.*"), out);
+        assertTrue(out.contains("== VMMC_n2."), out);
+    }
+
+    @Test
+    void latencyPingPongsBetweenTwoNodes() throws Exception {
+        String out = run(Latency.class, "1", "2000");
+        assertTrue(out.matches("(?s).*latency: 1 words, 2000 iterations: round trip mean [0-9.]+ us.*"), out);
+    }
+
+    @Test
+    void bandwidthFamilyPrintsACurve() throws Exception {
+        for (Class<?> c : List.of(PPBandwidth.class, OnewayBandwidth.class, BidirBandwidth.class, FetchBandwidth.class)) {
+            String out = run(c, "20", "1", "16384");
+            assertTrue(out.contains(c.getSimpleName() + ": done"), out);
+            String png = out.replaceAll("(?s).*" + c.getSimpleName() + ": curve in (\\S+).*", "$1");
+            byte[] head = Arrays.copyOf(Files.readAllBytes(Path.of(png)), 8);
+            assertEquals(0x89, head[0] & 0xff, "a PNG: " + png);
+            assertEquals('P', head[1]);
+            assertTrue(out.matches("(?s).*\\n\\s+16384\\s+65536\\s+[0-9.]+\\n.*"), out);
+        }
+    }
+
+    @Test
+    void all2allPairwiseAndRandomOnThreeNodes() throws Exception {
+        for (String method : List.of("pairwise", "random")) {
+            String out = run(All2all.class, method, "3", "256", "50");
+            assertTrue(out.matches("(?s).*all2all " + method + ": 3 processes on \\[n1\\.\\d+, n2\\.\\d+, n3\\.\\d+\\].*MB/s.*"), out);
+        }
+    }
+
+    @Test
+    void unexportRefusesARemoteImportersSendsAndImports() throws Exception {
+        String out = run(VmmcUnexportProbe.class);
+        assertTrue(out.contains("probe: master got 42"), out);
+        assertTrue(out.contains("probe: send after unexport: vmmcErr_BadIbufState"), out);
+        assertTrue(out.contains("probe: import after unexport: vmmcErr_BadRbufState"), out);
+    }
+
+    @Test
+    void multiNodeRandomPatternsOnThreeNodes() throws Exception {
+        for (Class<?> c : List.of(RandomChain.class, RandomOne2All.class, RandomAll2All.class)) {
+            String out = run(c, "3", "64", "30");
+            assertTrue(out.matches("(?s).*" + c.getSimpleName() + ": 3 processes on \\[n1\\.\\d+, n2\\.\\d+, n3\\.\\d+\\], 64 words.*"), out);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.softcmi.vmmc;
+
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+/**
+ * A handle to an exported receive buffer ({@code vmmc_exphandle_t}). Its backing CMI segment,
+ * export and token belong to the exporting {@link Vmmc}; the redirection state is guarded by
+ * this object's monitor.
+ */
+public final class ExportHandle {
+    final Vmmc owner;
+    final int rbufid;
+    final MemorySegment buf;
+    final long nwords;
+    final VmmcCallback proc;
+    final Set<BufFlag> flags;
+    final CmiSegment segment;
+    final CmiMapping mapping;
+    final RemoteSegmentHandle remote;
+    final CmiToken token;
+    volatile boolean live = true;
+
+    // Redirection (guarded by this): a posted window, and what the delivery thread redirected into it.
+    MemorySegment redirBuf;
+    long redirOffset;
+    long redirWords;
+    boolean redirPosted;
+    boolean redirDone;
+    long redirFirst = -1;
+    long redirCount;
+    /** Last word index written by a message ({@code vmmc_DataEnd}), or NO_SUCH_ERROR's code. */
+    volatile long dataEnd = VmmcResult.NO_SUCH_ERROR.code();
+
+    ExportHandle(Vmmc owner, int rbufid, MemorySegment buf, long nwords, VmmcCallback proc, Set<BufFlag> flags,
+            CmiSegment segment, CmiMapping mapping, RemoteSegmentHandle remote, CmiToken token) {
+        this.owner = owner;
+        this.rbufid = rbufid;
+        this.buf = buf;
+        this.nwords = nwords;
+        this.proc = proc;
+        this.flags = flags;
+        this.segment = segment;
+        this.mapping = mapping;
+        this.remote = remote;
+        this.token = token;
+    }
+
+    /** @return the receive buffer id given at export */
+    public int rbufid() {
+        return rbufid;
+    }
+
+    /** @return the size of the buffer in VMMC words */
+    public long nwords() {
+        return nwords;
+    }
+
+    /** @return the buffer's memory */
+    public MemorySegment buffer() {
+        return buf;
+    }
+
+    @Override
+    public String toString() {
+        return "ExportHandle[rbufid=" + rbufid + ", nwords=" + nwords + ", flags=" + flags + (live ? "" : ", unexported") + "]";
+    }
+}

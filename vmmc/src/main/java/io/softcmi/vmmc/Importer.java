@@ -1,0 +1,67 @@
+package io.softcmi.vmmc;
+
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.vmmc.internal.Directory;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/** vmmc_ImportRecvBuf: finds the export in the session directory, then {@code seg_imp}, {@code seg_set_token}, {@code seg_at}. */
+final class Importer {
+    /** @return how long an import waits for its export: {@code vmmc.importTimeoutMs}, default 30 s */
+    static long timeoutNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(Long.getLong("vmmc.importTimeoutMs", 30_000));
+    }
+
+    private Importer() {
+    }
+
+    static ImportHandle importNow(Vmmc v, VmmcNode node, VmmcPid pid, int rbufid, long timeoutNanos) {
+        VmmcNode n = v.session.check(node);
+        if (pid == null || pid.value() <= 0) {
+            throw new VmmcException(VmmcResult.NO_SUCH_PROCESS, String.valueOf(pid));
+        }
+        Directory dir = v.directory;
+        long deadline = System.nanoTime() + timeoutNanos;
+        long pause = 100_000;
+        Optional<Directory.Entry> entry;
+        while ((entry = dir.lookup(n.name(), pid.value(), rbufid)).isEmpty()) {
+            if (dir.withdrawn(n.name(), pid.value(), rbufid)) {
+                throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "rbufid " + rbufid + " of " + n.name() + "." + pid.value() + " was unexported");
+            }
+            if (System.nanoTime() - deadline > 0 || Thread.currentThread().isInterrupted()) {
+                throw dir.registered(n.name(), pid.value())
+                    ? new VmmcException(VmmcResult.BAD_RBUF_STATE, "rbufid " + rbufid + " not exported")
+                    : new VmmcException(VmmcResult.NO_SUCH_PROCESS, n.name() + "." + pid.value());
+            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 20_000_000);
+        }
+        Directory.Entry e = entry.get();
+        Set<BufFlag> flags = EnumSet.noneOf(BufFlag.class);
+        for (String f : e.flags().split(",")) {
+            if (!f.isBlank()) {
+                flags.add(BufFlag.valueOf(f.trim()));
+            }
+        }
+        long proxy = v.destSpace.reserve(e.nwords());
+        CmiSegment seg;
+        CmiMapping m;
+        try {
+            seg = v.ctx.segImp(RemoteSegmentHandle.fromBytes(e.handle()));
+            v.ctx.segSetToken(seg, CmiToken.fromBytes(e.token()));
+            m = v.ctx.segAt(seg, Set.of());
+        } catch (CmiException | io.softcmi.cmi.CmiAccessException x) {
+            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid + ": " + x.getMessage());
+        }
+        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m);
+        v.destSpace.add(h);
+        return h;
+    }
+}

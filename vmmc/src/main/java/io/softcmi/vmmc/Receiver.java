@@ -1,0 +1,206 @@
+package io.softcmi.vmmc;
+
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.notify.Notification;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The receiving side: the process's exports by CMI segment id, and the delivery of messages.
+ * Every message a sender puts into a receive buffer's segment is followed by a segment
+ * notification (on the same mapping and thread, so it arrives after the data). The notification
+ * handler thread of the context ({@code io.softcmi.cmi.notify}) runs {@link #onNotification}
+ * one at a time: it copies the message's words from the segment into the exported user buffer
+ * (or, for a posted redirection, into the user's redirection buffer), records DataEnd, and then
+ * runs the buffer's VMMC handler unless notifications are blocked, in which case the call is
+ * queued and run, in order, when they are unblocked.
+ */
+final class Receiver {
+    /** Words copied per step; redirection is rechecked between steps (so a PostRedir may catch the rest of a message). */
+    static final long CHUNK_WORDS = Long.getLong("vmmc.copyChunkWords", 16 * 1024);
+
+    private record Pending(ExportHandle export, MemorySegment target, long targetOffset, long address) {
+    }
+
+    final Map<Long, ExportHandle> bySegment = new ConcurrentHashMap<>();
+    /** Held while a handler runs; blockNotifications takes it so a block waits for a running handler. */
+    final ReentrantLock gate = new ReentrantLock();
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by gate
+    private int userBlocks; // guarded by gate
+    private volatile Thread handlerThread;
+    private boolean inHandler; // handler thread only
+    private final long wakeSegment;
+
+    Receiver(long wakeSegment) {
+        this.wakeSegment = wakeSegment;
+    }
+
+    boolean onHandlerThread() {
+        return Thread.currentThread() == handlerThread && inHandler;
+    }
+
+    /** The handler of the context's notifications (one thread). */
+    void onNotification(Notification n) {
+        handlerThread = Thread.currentThread();
+        long id = n.segment().id();
+        if (id != wakeSegment) {
+            ExportHandle e = bySegment.get(id);
+            if (e != null && e.live) {
+                deliver(e, n.value());
+            }
+        }
+        drain();
+    }
+
+    /** Encodes a message for the notification value: start word, word count and the notify bit. */
+    static long encode(long startWord, long nwords, boolean notify) {
+        return (startWord << 32) | (nwords << 1) | (notify ? 1 : 0);
+    }
+
+    private void deliver(ExportHandle e, long value) {
+        long start = value >>> 32;
+        long count = (value >>> 1) & 0x7FFF_FFFFL;
+        boolean notify = (value & 1) != 0;
+        if (count == 0 || start + count > e.nwords) {
+            return;
+        }
+        CmiMapping m = e.mapping;
+        MemorySegment lastTarget = e.buf;
+        long lastTargetWord = start + count - 1;
+        boolean redirectedThisMessage = false;
+        for (long s = start; s < start + count; s += CHUNK_WORDS) {
+            long end = Math.min(start + count, s + CHUNK_WORDS);
+            synchronized (e) {
+                if (e.redirPosted && !e.redirDone) {
+                    long lo = Math.max(s, e.redirOffset);
+                    long hi = Math.min(end, e.redirOffset + e.redirWords);
+                    if (lo < hi && (!redirectedThisMessage ? e.redirCount == 0 : e.redirFirst + e.redirCount == lo - e.redirOffset)) {
+                        copy(m, s, lo, e.buf, s);
+                        copy(m, lo, hi, e.redirBuf, lo - e.redirOffset);
+                        copy(m, hi, end, e.buf, hi);
+                        if (!redirectedThisMessage) {
+                            e.redirFirst = lo - e.redirOffset;
+                        }
+                        e.redirCount += hi - lo;
+                        redirectedThisMessage = true;
+                        if (lastTargetWord >= lo && lastTargetWord < hi) {
+                            lastTarget = e.redirBuf;
+                        }
+                        continue;
+                    }
+                }
+            }
+            copy(m, s, end, e.buf, s);
+        }
+        if (redirectedThisMessage) {
+            synchronized (e) {
+                e.redirDone = true; // at most one redirection per PostRedir
+            }
+        }
+        VarHandle.releaseFence();
+        if (e.flags.contains(BufFlag.REDIRECTABLE)) {
+            e.dataEnd = lastTargetWord;
+        }
+        if (notify && e.proc != null) {
+            long targetOffset = lastTarget == e.buf ? lastTargetWord * 4 : (lastTargetWord - e.redirOffset) * 4;
+            gate.lock();
+            try {
+                pending.add(new Pending(e, lastTarget, targetOffset, lastTarget.address() + targetOffset));
+            } finally {
+                gate.unlock();
+            }
+        }
+    }
+
+    /** Copies words [from, to) of the segment to {@code dst} at word {@code dstWord}, the last word last. */
+    private static void copy(CmiMapping m, long from, long to, MemorySegment dst, long dstWord) {
+        long n = to - from;
+        if (n <= 0) {
+            return;
+        }
+        if (n > 1) {
+            m.get(from * 4, dst.asSlice(dstWord * 4, (n - 1) * 4));
+            VarHandle.storeStoreFence();
+        }
+        dst.set(ValueLayout.JAVA_INT_UNALIGNED, (dstWord + n - 1) * 4, m.getInt((to - 1) * 4));
+    }
+
+    /** Runs queued handler calls while notifications are not blocked (handler thread only). */
+    private void drain() {
+        gate.lock();
+        try {
+            Pending p;
+            while (userBlocks == 0 && (p = pending.poll()) != null) {
+                if (!p.export.live) {
+                    continue;
+                }
+                inHandler = true;
+                try {
+                    int v = p.target.get(ValueLayout.JAVA_INT_UNALIGNED, p.targetOffset);
+                    p.export.proc.onNotification(p.address, v);
+                } catch (RuntimeException x) {
+                    System.getLogger("io.softcmi.vmmc").log(System.Logger.Level.WARNING, "VMMC notification handler failed", x);
+                } finally {
+                    inHandler = false;
+                }
+            }
+        } finally {
+            gate.unlock();
+        }
+    }
+
+    /** vmmc_BlockNotifications: waits for a running handler (unless called by it), then counts one level. */
+    void block() {
+        gate.lock();
+        try {
+            userBlocks++;
+        } finally {
+            gate.unlock();
+        }
+    }
+
+    /**
+     * vmmc_UnblockNotifications.
+     *
+     * @return the remaining blocking levels (the handler's own level counts one), 0 if unblocked
+     * @throws VmmcException NOT_IN_HANDLER when it would unblock inside a handler
+     */
+    int unblock(Runnable wake) {
+        boolean woke = false;
+        gate.lock();
+        try {
+            boolean handler = onHandlerThread();
+            if (userBlocks == 0) {
+                if (handler) {
+                    throw new VmmcException(VmmcResult.NOT_IN_HANDLER, "notifications stay blocked while a handler runs");
+                }
+                return 0;
+            }
+            userBlocks--;
+            if (userBlocks == 0 && !handler && !pending.isEmpty()) {
+                woke = true;
+            }
+            return userBlocks + (handler ? 1 : 0);
+        } finally {
+            gate.unlock();
+            if (woke) {
+                wake.run();
+            }
+        }
+    }
+
+    /** @param e an export @return whether handler calls for it wait while notifications are blocked */
+    boolean hasPendingFor(ExportHandle e) {
+        gate.lock();
+        try {
+            return pending.stream().anyMatch(p -> p.export == e);
+        } finally {
+            gate.unlock();
+        }
+    }
+}

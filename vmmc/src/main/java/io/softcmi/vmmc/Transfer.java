@@ -1,0 +1,69 @@
+package io.softcmi.vmmc;
+
+import io.softcmi.cmi.notify.Notifications;
+import java.lang.foreign.MemorySegment;
+
+/** One checked SendData/GetData: the import, the byte offset in its segment and the local memory. */
+record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, long nwords) {
+
+    /** The manual's checks of SendData and GetData calls, in its order: size, alignment, proxy range, permission. */
+    static Transfer check(Vmmc v, MemorySegment local, long proxy, long nwords, boolean send) {
+        if (nwords <= 0) {
+            throw new VmmcException(VmmcResult.BAD_SIZE, "nwords " + nwords);
+        }
+        if (local == null) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "null local buffer");
+        }
+        if (local.address() % Vmmc.WORD != 0 || proxy % Vmmc.WORD != 0) {
+            throw new VmmcException(VmmcResult.BAD_ALIGNMENT, "local or proxy address");
+        }
+        if (local.byteSize() < nwords * Vmmc.WORD) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "local buffer holds fewer than " + nwords + " words");
+        }
+        ImportHandle imp = v.destSpace.find(proxy);
+        long end = imp == null ? 0 : imp.proxyBuf + imp.nwords * Vmmc.WORD;
+        if (imp == null || proxy >= end) {
+            throw new VmmcException(VmmcResult.BAD_PROXY_ADDR, "0x" + Long.toHexString(proxy));
+        }
+        long last = proxy + nwords * Vmmc.WORD - 1;
+        if (last >= end) {
+            ImportHandle other = v.destSpace.find(last);
+            throw other != imp
+                ? new VmmcException(VmmcResult.BAD_PROXY_ADDR, "first and last word in different imports")
+                : new VmmcException(VmmcResult.BAD_PROXY_EXTENSION, nwords + " words from word "
+                    + (proxy - imp.proxyBuf) / Vmmc.WORD + " of a " + imp.nwords + "-word buffer");
+        }
+        if (!imp.live) {
+            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "unimported");
+        }
+        if (send && imp.flags.contains(BufFlag.READ_ONLY)) {
+            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "buffer is READ_ONLY");
+        }
+        if (!send && imp.flags.contains(BufFlag.WRITE_ONLY)) {
+            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "buffer is WRITE_ONLY");
+        }
+        return new Transfer(v, imp, proxy - imp.proxyBuf, local, nwords);
+    }
+
+    /** Puts the words, then the delivery notification, on the calling thread (so it arrives after them). */
+    void send(boolean notify) {
+        try {
+            imp.mapping.put(offset, local.asSlice(0, nwords * Vmmc.WORD));
+            Notifications.notify(imp.mapping, 0, Receiver.encode(offset / Vmmc.WORD, nwords, notify));
+        } catch (RuntimeException e) {
+            if (e instanceof VmmcException v) {
+                throw v;
+            }
+            throw Vmmc.fromCmi(e, "SendData");
+        }
+    }
+
+    /** Fetches the words. */
+    void get() {
+        try {
+            imp.mapping.get(offset, local.asSlice(0, nwords * Vmmc.WORD));
+        } catch (RuntimeException e) {
+            throw Vmmc.fromCmi(e, "GetData");
+        }
+    }
+}

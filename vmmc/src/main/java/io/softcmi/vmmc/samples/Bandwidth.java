@@ -1,0 +1,105 @@
+package io.softcmi.vmmc.samples;
+
+import io.softcmi.vmmc.Vmmc;
+import java.lang.foreign.MemorySegment;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The two-node bandwidth family ({@code <progname> <iterations> <start_nwords> <end_nwords>}):
+ * the message size doubles from {@code start_nwords} to {@code end_nwords}, each size repeated
+ * {@code iterations} times; prints one line per size and draws the curve as
+ * {@code VMMCOUTDIR/<progname>.png}. Entry points: {@link PPBandwidth},
+ * {@link OnewayBandwidth}, {@link BidirBandwidth}, {@link FetchBandwidth}.
+ */
+final class Bandwidth {
+    enum Pattern { PINGPONG, ONEWAY, BIDIR, FETCH }
+
+    private Bandwidth() {
+    }
+
+    static void run(Pattern pattern, Class<?> main, String[] args) {
+        int iters = Integer.parseInt(args[0]);
+        long start = Long.parseLong(args[1]);
+        long end = Long.parseLong(args[2]);
+        int peer = Peers.peerIndex(args);
+        try (Vmmc v = Vmmc.init()) {
+            Peers p = peer < 0 ? Peers.master(v, 2, main, Arrays.copyOf(args, 3), end) : Peers.peer(v, 1, 2, end);
+            MemorySegment src = v.allocate(end);
+            int other = 1 - p.rank;
+            List<CurvePng.Point> curve = new ArrayList<>();
+            if (p.rank == 0) {
+                System.out.printf("%s: %d iterations, %s -> %s%n", main.getSimpleName(), iters,
+                    v.myHostName(), p.procs.get(1).node().name());
+                System.out.printf("%12s %12s %12s%n", "nwords", "bytes", "MB/s");
+            }
+            for (long n = start; n <= end; n *= 2) {
+                long t0 = System.nanoTime();
+                switch (pattern) {
+                    case PINGPONG -> {
+                        for (int i = 0; i < iters; i++) {
+                            if (p.rank == 0) {
+                                v.sendDataNotify(src, p.proxy(other), n);
+                                p.await(1);
+                            } else {
+                                p.await(1);
+                                v.sendDataNotify(src, p.proxy(other), n);
+                            }
+                        }
+                    }
+                    case ONEWAY -> {
+                        if (p.rank == 0) {
+                            for (int i = 0; i < iters - 1; i++) {
+                                v.sendData(src, p.proxy(other), n);
+                            }
+                            v.sendDataNotify(src, p.proxy(other), n);
+                            p.await(1);
+                        } else {
+                            p.await(1);
+                            v.sendDataNotify(src, p.proxy(other), 1);
+                        }
+                    }
+                    case BIDIR -> {
+                        for (int i = 0; i < iters - 1; i++) {
+                            v.sendData(src, p.proxy(other), n);
+                        }
+                        v.sendDataNotify(src, p.proxy(other), n);
+                        p.await(1);
+                    }
+                    case FETCH -> {
+                        if (p.rank == 0) {
+                            MemorySegment dst = v.allocate(n);
+                            for (int i = 0; i < iters; i++) {
+                                v.getData(dst, p.proxy(other), n);
+                            }
+                            v.sendDataNotify(src, p.proxy(other), 1);
+                        } else {
+                            p.await(1);
+                        }
+                    }
+                    default -> throw new IllegalStateException();
+                }
+                long ns = System.nanoTime() - t0;
+                long bytes = n * Vmmc.WORD * iters * (pattern == Pattern.PINGPONG || pattern == Pattern.BIDIR ? 2 : 1);
+                if (p.rank == 0) {
+                    System.out.printf("%12d %12d %12.2f%n", n, n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6);
+                    curve.add(new CurvePng.Point(n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6));
+                }
+            }
+            if (p.rank == 0) {
+                String dir = System.getenv("VMMCOUTDIR") != null ? System.getenv("VMMCOUTDIR") : ".";
+                Path png = Path.of(System.getProperty("vmmc.outdir", dir)).resolve(main.getSimpleName() + ".png");
+                try {
+                    CurvePng.write(png, main.getSimpleName() + ", " + iters + " iterations per size", curve);
+                    System.out.println(main.getSimpleName() + ": curve in " + png);
+                } catch (IOException | RuntimeException e) {
+                    System.out.println(main.getSimpleName() + ": no curve (" + e + ")");
+                }
+                System.out.println(main.getSimpleName() + ": done");
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.softcmi.vmmc;
+
+import static io.softcmi.vmmc.VmmcCallsTest.code;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The resource-limit codes: NO_MEM, NO_PHYS_DEST_SPACE, NO_VIRT_DEST_SPACE; NOT_IN_HANDLER for Spawn. */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class VmmcLimitsTest {
+    @TempDir
+    Path share;
+    Endpoint rx;
+
+    @BeforeEach
+    void start() {
+        System.clearProperty("softcmi.node");
+        System.setProperty("vmmc.share", share.toString());
+        System.setProperty("vmmc.session", "limits");
+        System.setProperty("vmmc.hosts", "alpha");
+        rx = new Endpoint("rx");
+    }
+
+    @AfterEach
+    void stop() {
+        System.clearProperty("vmmc.maxImports");
+        System.clearProperty("vmmc.destSpaceBytes");
+        if (rx != null) {
+            rx.close();
+        }
+    }
+
+    private void export(int id, long nwords) {
+        rx.run(v -> v.exportRecvBuf(v.allocate(nwords), nwords, id, null, EnumSet.of(BufFlag.READWRITE), 0));
+    }
+
+    @Test
+    void shouldReportNoMemForAnImpossibleAllocation() {
+        assertEquals(VmmcResult.NO_MEM, code(() -> rx.run(v -> v.allocate(1L << 61))));
+    }
+
+    @Test
+    void shouldReportNoPhysDestSpacePastTheImportLimit() {
+        System.setProperty("vmmc.maxImports", "1");
+        try (Endpoint tx = new Endpoint("tx")) {
+            export(1, 4);
+            export(2, 4);
+            VmmcNode n = rx.with(Vmmc::myNode);
+            VmmcPid p = rx.with(Vmmc::myPid);
+            tx.run(v -> v.importRecvBuf(n, p, 1));
+            assertEquals(VmmcResult.NO_PHYS_DEST_SPACE, code(() -> tx.run(v -> v.importRecvBuf(n, p, 2))));
+        }
+    }
+
+    @Test
+    void shouldReportNoVirtDestSpacePastTheAddressLimit() {
+        System.setProperty("vmmc.destSpaceBytes", "16384");
+        try (Endpoint tx = new Endpoint("tx")) {
+            export(1, 1024);
+            export(2, 4096);
+            VmmcNode n = rx.with(Vmmc::myNode);
+            VmmcPid p = rx.with(Vmmc::myPid);
+            tx.run(v -> v.importRecvBuf(n, p, 1));
+            assertEquals(VmmcResult.NO_VIRT_DEST_SPACE, code(() -> tx.run(v -> v.importRecvBuf(n, p, 2))));
+        }
+    }
+
+    @Test
+    void shouldRefuseSpawnInsideAHandler() throws Exception {
+        try (Endpoint tx = new Endpoint("tx")) {
+            AtomicReference<VmmcResult> r = new AtomicReference<>();
+            Vmmc self = rx.vmmc;
+            MemorySegment buf = rx.with(v -> v.allocate(4));
+            rx.run(v -> v.exportRecvBuf(buf, 4, 7, (a, val) ->
+                r.set(code(() -> self.spawn("java.lang.Object", new String[0], self.myNode()))), EnumSet.of(BufFlag.READWRITE), 0));
+            VmmcNode n = rx.with(Vmmc::myNode);
+            VmmcPid p = rx.with(Vmmc::myPid);
+            ImportHandle h = tx.with(v -> v.importRecvBuf(n, p, 7));
+            tx.run(v -> v.sendDataNotify(VmmcCallsTest.words(1), h.proxyBuf(), 1));
+            VmmcCallsTest.await(() -> r.get() != null);
+            assertEquals(VmmcResult.NOT_IN_HANDLER, r.get());
+        }
+    }
+}
