@@ -28,12 +28,13 @@ final class CoherentAccess {
      * A FILL that passed its READ check: registers the reader.
      *
      * @param in the input, the request header at {@code p}
-     * @return the segment's epoch, for the reply's value
+     * @return the reply's value: the segment's epoch shifted left by one, or'ed with 1 when the
+     *         token grants WRITE (the cache then lets stores to these lines wait for a release)
      */
     long filled(ByteBuffer in, int p, long segmentId, long offset, long length) {
         long cacheId = in.getLong(p + 64);
-        return access.coherence().filled(segmentId, cacheId, clientNode, access.grantsWrite(in.getLong(p + 24)), offset,
-            length);
+        boolean writable = access.grantsWrite(in.getLong(p + 24));
+        return access.coherence().filled(segmentId, cacheId, clientNode, writable, offset, length) << 1 | (writable ? 1 : 0);
     }
 
     /**

@@ -158,18 +158,31 @@ public final class RemoteWorkers {
                 ctx.segSetToken(ctx.segFromId(Long.parseLong(a[1])), CmiToken.fromBytes(HEX.parseHex(a[2])));
                 yield "OK";
             }
-            case "get-long" -> "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
+            // Commands that write end with a release (wmb) and commands that read start with an
+            // acquire (rmb): the test's request/reply messages order them, as a flag would.
+            case "get-long" -> {
+                ctx.rmb();
+                yield "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
+            }
             case "put-long" -> {
+                mapping(a[1]).putLong(Long.parseLong(a[2]), Long.parseLong(a[3]));
+                ctx.wmb();
+                yield "OK";
+            }
+            case "put-long-nobarrier" -> {
                 mapping(a[1]).putLong(Long.parseLong(a[2]), Long.parseLong(a[3]));
                 yield "OK";
             }
+            case "get-long-nobarrier" -> "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
             case "fill" -> {
                 long off = Long.parseLong(a[2]);
                 byte[] b = patternBytes(Long.parseLong(a[4]), off, Integer.parseInt(a[3]));
                 mapping(a[1]).put(off, b, 0, b.length);
+                ctx.wmb();
                 yield "OK";
             }
             case "check" -> {
+                ctx.rmb();
                 long off = Long.parseLong(a[2]);
                 long seed = Long.parseLong(a[4]);
                 byte[] b = new byte[Integer.parseInt(a[3])];

@@ -32,8 +32,8 @@ import java.nio.ByteBuffer;
  *   4  byte  status        (STATUS_*: 0 = done, 1..9 an access error, 253..255 connection-level)
  *   5  3B    reserved
  *   8  long  request id
- *  16  long  value         (CAS: the value before; GET, FILL: payload length; HELLO: the home's version;
- *                           ACQUIRE: the segment's epoch)
+ *  16  long  value         (CAS: the value before; GET: payload length; HELLO: the home's version;
+ *                           ACQUIRE: the segment's epoch; FILL: epoch &lt;&lt; 1 | token grants WRITE)
  *  24  ...   payload: GET or FILL data, ACQUIRE ranges
  * </pre>
  *
@@ -90,7 +90,8 @@ public final class DataProtocol {
      * Coherent cache (docs/cache.md): read {@code a} bytes at {@code offset} (one or more whole
      * lines) like {@link #OP_GET}, and register the caller's cache id {@code b} at the home's
      * directory as a reader of those bytes (and as a context that may hold unwritten lines, when
-     * the token grants WRITE). Needs READ.
+     * the token grants WRITE). Needs READ. The reply's value is the segment's epoch shifted left
+     * by one, or'ed with 1 when the token grants WRITE.
      */
     public static final byte OP_FILL = 7;
     /**

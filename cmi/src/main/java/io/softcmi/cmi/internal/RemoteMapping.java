@@ -61,6 +61,9 @@ final class RemoteMapping implements CmiMapping {
 
     void setToken(TokenImpl t) {
         token = t;
+        if (cache != null) {
+            cache.tokenChanged();
+        }
     }
 
     void detach() {

@@ -17,7 +17,7 @@ public interface LineTransport {
          */
         int await();
 
-        /** @return the reply's value: the home's epoch (FILL, ACQUIRE) */
+        /** @return the reply's value: ACQUIRE the home's epoch; FILL {@code epoch << 1 | (token grants WRITE ? 1 : 0)} */
         long value();
 
         /** @return payload bytes received (ACQUIRE) */

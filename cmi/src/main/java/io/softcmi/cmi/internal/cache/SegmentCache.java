@@ -42,8 +42,6 @@ public final class SegmentCache {
     public static final long MAX_LINES = 1L << 24;
     /** Most lines one miss reads (sequential misses double the read-ahead up to this). */
     public static final int MAX_READ_AHEAD = 32;
-    /** Unchanged bytes a diff run spans rather than start a new run (a run header is 12 bytes). */
-    static final int GAP = 16;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -73,11 +71,14 @@ public final class SegmentCache {
     /** One cached line: its bytes and, once stored to, its twin (or {@link #whole} when written without a fill). */
     static final class Line {
         final byte[] data;
+        /** Filled with a token that grants WRITE; stores to other lines go to the home, which refuses them. */
+        final boolean writable;
         byte[] twin;
         boolean whole;
 
-        Line(byte[] data) {
+        Line(byte[] data, boolean writable) {
             this.data = data;
+            this.writable = writable;
         }
 
         boolean dirty() {
@@ -233,7 +234,7 @@ public final class SegmentCache {
                 Line l = lines[(int) idx];
                 if (l == null && at == 0 && n == validLength(idx)) {
                     makeRoom();
-                    l = new Line(new byte[lineSize]);
+                    l = new Line(new byte[lineSize], true);
                     l.whole = true;
                     dirty.add(idx);
                     dirtyLines = dirty.size();
@@ -251,6 +252,9 @@ public final class SegmentCache {
     }
 
     private void markDirty(long idx, Line l, boolean trackThread) {
+        if (!l.writable) {
+            throw new LineFault(DataProtocol.STATUS_PERM, idx << shift, false);
+        }
         if (!l.dirty()) {
             l.twin = l.data.clone();
             dirty.add(idx);
@@ -316,15 +320,16 @@ public final class SegmentCache {
             throw new LineFault(status, start, false);
         }
         if (epoch < 0) {
-            epoch = p.value(); // nothing was cached before: the fill saw every write up to this epoch
+            epoch = p.value() >>> 1; // nothing was cached before: the fill saw every write up to this epoch
         }
+        boolean writable = (p.value() & 1) != 0;
         Line first = null;
         for (int i = 0; i < n; i++) {
             makeRoom();
             byte[] d = new byte[lineSize];
             int from = i * lineSize;
             System.arraycopy(buf, from, d, 0, Math.min(lineSize, len - from));
-            Line l = new Line(d);
+            Line l = new Line(d, writable);
             install(idx + i, l);
             if (first == null) {
                 first = l;
@@ -482,12 +487,12 @@ public final class SegmentCache {
                     if (m < 0) {
                         break;
                     }
+                    // A run holds only changed bytes: sending an unchanged byte would overwrite what
+                    // another node wrote there (false sharing must keep both nodes' bytes).
                     int s = i + m;
                     int e = s + 1;
-                    for (int j = s + 1; j < valid && j - e < GAP; j++) {
-                        if (d[j] != t[j]) {
-                            e = j + 1;
-                        }
+                    while (e < valid && d[e] != t[e]) {
+                        e++;
                     }
                     addRun(base + s, d, s, e - s);
                     i = e;
@@ -589,6 +594,11 @@ public final class SegmentCache {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A new token ({@code CMI_SEG_TOKEN}): lines filled under the old one are written back and dropped. */
+    public void tokenChanged() {
+        close();
     }
 
     /** Hands the offsets of lines whose write-back failed to the owner (a store-failure event). */
