@@ -196,6 +196,20 @@ public final class RemoteWorkers {
             }
             case "cas-count" -> casCount(mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]), Long.parseLong(a[4]),
                 Long.parseLong(a[5]));
+            case "cache-size" -> {
+                ctx.ctlCacheRsegSet(ctx.segFromId(Long.parseLong(a[1])), Long.parseLong(a[2]));
+                yield "OK " + ctx.ctlCacheRsegGet(ctx.segFromId(Long.parseLong(a[1])));
+            }
+            case "sb" -> CacheLitmus.storeBuffering(ctx, mapping(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+            case "fs" -> CacheLitmus.falseSharing(ctx, mapping(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
+                Integer.parseInt(a[4]));
+            case "check-bytes" -> CacheLitmus.checkBytes(ctx, mapping(a[1]), Integer.parseInt(a[2]), Byte.parseByte(a[3]));
+            case "evict" -> CacheLitmus.evict(ctx, mapping(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+            case "evict-check" -> CacheLitmus.evictCheck(ctx, mapping(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+            case "epoch-flush" -> CacheLitmus.epochFlush(ctx, mapping(a[1]), Long.parseLong(a[2]));
+            case "cflush" -> CacheLitmus.cflush(ctx, mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]));
+            case "cas-stores" -> CacheLitmus.casNextToStores(ctx, mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]),
+                Long.parseLong(a[4]), Long.parseLong(a[5]));
             case "mp-write" -> messagePassingWriter(mapping(a[1]));
             case "mp-read" -> messagePassingReader(mapping(a[1]), Long.parseLong(a[2]));
             case "mixed" -> MixedLoad.run(HEX.parseHex(a[1]), HEX.parseHex(a[2]), Integer.parseInt(a[3]), Long.parseLong(a[4]));
