@@ -3,8 +3,18 @@ package io.softcmi.cmi.internal.cache;
 import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Counters of one context's caches of imported segments (see {@code docs/cache.md}). */
+/**
+ * Counters of caches of imported segments (see {@code docs/cache.md}): one set per process,
+ * added to by every context's caches, read by benchmarks and tools through {@link #process()}.
+ */
 public final class CacheStats {
+    private static final CacheStats PROCESS = new CacheStats();
+
+    /** @return the counters of every cache of this process */
+    public static CacheStats process() {
+        return PROCESS;
+    }
+
     final LongAdder misses = new LongAdder();
     final LongAdder fills = new LongAdder();
     final LongAdder fillBytes = new LongAdder();

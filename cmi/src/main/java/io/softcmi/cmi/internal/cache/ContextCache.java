@@ -25,7 +25,7 @@ public final class ContextCache implements AutoCloseable {
     public static final long REFRESH_PERIOD_MS = Long.getLong("softcmi.cache.refreshMs", 10);
 
     private final long cacheId;
-    private final CacheStats stats = new CacheStats();
+    private final CacheStats stats = CacheStats.process();
     private final CopyOnWriteArrayList<SegmentCache> caches = new CopyOnWriteArrayList<>();
     private final String name;
     private Thread background;
@@ -46,7 +46,7 @@ public final class ContextCache implements AutoCloseable {
         return cacheId;
     }
 
-    /** @return the counters */
+    /** @return the counters (process-wide) */
     public CacheStats stats() {
         return stats;
     }
