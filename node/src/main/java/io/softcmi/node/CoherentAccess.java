@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
  * others wrote since the sender's epoch). Called by the connection's {@link DataIoLoop} only.
  */
 final class CoherentAccess {
+    /** Runs at most this far apart are logged as one written range. */
+    static final long LOG_GAP = 1 << CoherenceDirectory.GRANULE_SHIFT;
     private final byte[] clientNode;
     private final HomeAccess access;
     private final DataPathStats stats;
@@ -48,41 +50,82 @@ final class CoherentAccess {
         long secretHi = in.getLong(p + 32);
         long secretLo = in.getLong(p + 40);
         long cacheId = in.getLong(p + 64);
-        MemorySegment input = MemorySegment.ofBuffer(in.duplicate().clear());
-        int at = p + DataProtocol.REQUEST_HEADER;
-        int end = at + payload;
-        long bytes = 0;
-        while (at < end) {
+        int first = p + DataProtocol.REQUEST_HEADER;
+        int end = first + payload;
+        // Pass 1: the runs are well formed; their span.
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        int runs = 0;
+        for (int at = first; at < end; ) {
             if (end - at < DataProtocol.DIFF_RUN_HEADER) {
                 return DataProtocol.STATUS_MALFORMED;
             }
             long offset = in.getLong(at);
             int length = in.getInt(at + 8);
             at += DataProtocol.DIFF_RUN_HEADER;
-            if (length < 0 || length > end - at) {
+            if (length < 0 || length > end - at || offset < 0 || offset > Long.MAX_VALUE - length) {
                 return DataProtocol.STATUS_MALFORMED;
             }
-            byte status = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, offset, length);
-            if (status != DataProtocol.STATUS_OK) {
-                stats.errors.increment();
-                return status;
+            lo = Math.min(lo, offset);
+            hi = Math.max(hi, offset + length);
+            at += length;
+            runs++;
+        }
+        if (runs == 0) {
+            return DataProtocol.STATUS_OK;
+        }
+        // One check for the span when the token covers it (the common case); else run by run.
+        boolean spanOk = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, lo, hi - lo)
+            == DataProtocol.STATUS_OK;
+        MemorySegment input = MemorySegment.ofBuffer(in.duplicate().clear());
+        MemorySegment data = spanOk ? access.slice(segmentId, 0, access.size(segmentId)) : null;
+        long bytes = 0;
+        long logStart = -1;
+        long logEnd = -1;
+        for (int at = first; at < end; ) {
+            long offset = in.getLong(at);
+            int length = in.getInt(at + 8);
+            at += DataProtocol.DIFF_RUN_HEADER;
+            if (!spanOk) {
+                byte status = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, offset, length);
+                if (status != DataProtocol.STATUS_OK) {
+                    stats.errors.increment();
+                    log(segmentId, cacheId, logStart, logEnd);
+                    return status;
+                }
             }
-            MemorySegment target = access.slice(segmentId, offset, length);
             try {
+                MemorySegment target = spanOk ? data : access.slice(segmentId, offset, length);
                 if (target == null) {
                     throw new IllegalStateException("reclaimed");
                 }
-                MemorySegment.copy(input, at, target, 0, length);
-            } catch (IllegalStateException unmapped) {
+                MemorySegment.copy(input, at, target, spanOk ? offset : 0, length);
+            } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
+                log(segmentId, cacheId, logStart, logEnd);
                 return AccessStatus.toWire(CmiAccessError.SINVAL);
             }
-            access.coherence().wrote(segmentId, cacheId, clientNode, offset, length);
-            stats.diffRuns.increment();
+            // Runs close together are logged as one range (an acquire elsewhere may drop a few
+            // more bytes than were written, never fewer).
+            if (logStart >= 0 && offset >= logEnd && offset - logEnd <= LOG_GAP) {
+                logEnd = Math.max(logEnd, offset + length);
+            } else {
+                log(segmentId, cacheId, logStart, logEnd);
+                logStart = offset;
+                logEnd = offset + length;
+            }
             bytes += length;
             at += length;
         }
+        log(segmentId, cacheId, logStart, logEnd);
+        stats.diffRuns.add(runs);
         stats.request(DataProtocol.OP_DIFF, bytes);
         return DataProtocol.STATUS_OK;
+    }
+
+    private void log(long segmentId, long cacheId, long start, long end) {
+        if (start >= 0 && end > start) {
+            access.coherence().wrote(segmentId, cacheId, clientNode, start, end - start);
+        }
     }
 
     /** Serves an ACQUIRE whose header is in {@code in} at {@code p}: writes the whole reply into {@code out}. */

@@ -562,7 +562,9 @@ final class ContextImpl implements CmiContext {
         if (v.length < 16) {
             throw Errors.fail(CmiError.INVAL, "node sent " + v.length + " info fields");
         }
-        return new CmiInfo(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13],
+        // cache_line_sz: the line of cached imports when they are on (a multiple of the node's unit).
+        long line = CachedImports.ENABLED ? Math.max(v[10], CachedImports.LINE_SIZE) : v[10];
+        return new CmiInfo(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], line, v[11], v[12], v[13],
             v[14], v[15]);
     }
 
