@@ -172,7 +172,12 @@ final class DataConnection {
                     servePut(p, payload, requestId);
                 } else if (op == DataProtocol.OP_DIFF && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
                     in.position(p + DataProtocol.REQUEST_HEADER + payload);
-                    reply(coherent.diff(in, p, payload), requestId, 0);
+                    byte status = coherent.diff(in, p, payload);
+                    if (status == DataProtocol.STATUS_MALFORMED) {
+                        malformed(requestId);
+                    } else {
+                        reply(status, requestId, 0);
+                    }
                 } else if (op == DataProtocol.OP_ACQUIRE && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
                     coherent.acquire(in, p, requestId, out);

@@ -128,6 +128,7 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
             c.segSetToken(proxy, CmiToken.fromBytes(forA));
             assertEquals(66, m.getLong(0));
             m.putLong(8, 67);
+            c.wmb(); // the import is cached: the release writes the store back
             assertEquals(67, s.local().getLong(8));
         });
     }
@@ -137,10 +138,14 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
         Shared s = share(1);
         Imported i = importAndAttach(onB, s.handle(), token(s, onB, RW));
         long id = i.proxy().id();
-        onB.run(c -> i.mapping().putLong(0, 1));
+        onB.run(c -> {
+            i.mapping().putLong(0, 1);
+            c.wmb(); // the import is cached: the release writes the store back
+        });
 
         onA.run(c -> c.segRemove(s.segment())); // the creator keeps it attached: marked, not reclaimed
         onB.run(c -> {
+            c.rmb(); // a cached import meets the mark at its next acquire, miss or write-back
             assertAccessError(CmiAccessError.TOKEN, id, 0, () -> i.mapping().getLong(0));
             assertAccessError(CmiAccessError.TOKEN, id, 8, () -> i.mapping().putLong(8, 2));
         });
@@ -155,6 +160,7 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
 
         onA.run(c -> c.segDt(s.local())); // the last attach goes: reclaimed
         onB.run(c -> {
+            c.rmb();
             assertAccessError(CmiAccessError.SINVAL, id, 0, () -> i.mapping().getLong(0));
             assertAccessError(CmiAccessError.SINVAL, id, 8, () -> i.mapping().putLong(8, 2));
         });

@@ -30,6 +30,7 @@ final class RemoteLineTransport implements LineTransport {
 
         @Override public long value() { return call.value; }
         @Override public int received() { return call.received; }
+        @Override public boolean done() { return call.done; }
     }
 
     /** A request refused before it was sent. */
@@ -37,6 +38,7 @@ final class RemoteLineTransport implements LineTransport {
         @Override public int await() { return status; }
         @Override public long value() { return 0; }
         @Override public int received() { return 0; }
+        @Override public boolean done() { return true; }
     }
 
     private Pending start(byte op, long offset, long a, MemorySegment payload, MemorySegment dst, int dstLength,

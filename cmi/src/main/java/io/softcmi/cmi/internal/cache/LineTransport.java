@@ -22,6 +22,9 @@ public interface LineTransport {
 
         /** @return payload bytes received (ACQUIRE) */
         int received();
+
+        /** @return whether the reply has come (or the request failed) */
+        boolean done();
     }
 
     /**

@@ -60,6 +60,9 @@ public final class SegmentCache {
     private final LinkedHashSet<Long> order = new LinkedHashSet<>();
     private final TreeSet<Long> dirty = new TreeSet<>();
     private final HashMap<Thread, Set<Long>> threadLines = new HashMap<>();
+    /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
+    private final List<Flight> inFlight = new ArrayList<>();
+    private volatile int inFlightCount;
     private int resident;
     private long epoch = -1;
     private long lastMiss = -2;
@@ -386,15 +389,32 @@ public final class SegmentCache {
 
     /** A release of every dirty line: sends the diffs; {@link #finish} waits for them. */
     public List<Flight> startReleaseAll() {
-        if (dirtyLines == 0) {
+        if (dirtyLines == 0 && inFlightCount == 0) {
             return List.of();
         }
         lock.lock();
         try {
-            return send(new ArrayList<>(dirty));
+            return pending(send(new ArrayList<>(dirty)));
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Every write-back still unacknowledged, including those another thread (or the background
+     * writer) started: a release is complete only when they are, since the lines they carry
+     * already count as clean. Holds the lock.
+     */
+    private List<Flight> pending(List<Flight> sent) {
+        inFlight.removeIf(f -> f.pending().done());
+        inFlightCount = inFlight.size();
+        List<Flight> all = new ArrayList<>(sent);
+        for (Flight f : inFlight) {
+            if (!sent.contains(f)) {
+                all.add(f);
+            }
+        }
+        return all;
     }
 
     /** {@code flush_fb}/{@code close_fb}: a release of the lines {@code thread} stored to since its last one. */
@@ -407,7 +427,7 @@ public final class SegmentCache {
             }
             TreeSet<Long> sorted = new TreeSet<>(mine);
             sorted.retainAll(dirty);
-            return send(sorted);
+            return pending(send(sorted));
         } finally {
             lock.unlock();
         }
@@ -415,12 +435,12 @@ public final class SegmentCache {
 
     /** {@code cflush}: a release of the dirty lines holding {@code [off, off + len)}. */
     public List<Flight> startReleaseRange(long off, long len) {
-        if (dirtyLines == 0 || len <= 0) {
+        if (dirtyLines == 0 && inFlightCount == 0 || len <= 0) {
             return List.of();
         }
         lock.lock();
         try {
-            return send(new ArrayList<>(dirty.subSet(off >>> shift, true, (off + len - 1) >>> shift, true)));
+            return pending(send(new ArrayList<>(dirty.subSet(off >>> shift, true, (off + len - 1) >>> shift, true))));
         } finally {
             lock.unlock();
         }
@@ -439,6 +459,8 @@ public final class SegmentCache {
         }
         dirtyLines = dirty.size();
         b.flush();
+        inFlight.addAll(b.flights);
+        inFlightCount = inFlight.size();
         return b.flights;
     }
 
@@ -598,7 +620,12 @@ public final class SegmentCache {
 
     /** A new token ({@code CMI_SEG_TOKEN}): lines filled under the old one are written back and dropped. */
     public void tokenChanged() {
-        close();
+        lock.lock();
+        try {
+            drop(new ArrayList<>(order));
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Hands the offsets of lines whose write-back failed to the owner (a store-failure event). */

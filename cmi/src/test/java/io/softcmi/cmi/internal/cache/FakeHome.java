@@ -27,6 +27,7 @@ final class FakeHome {
 
     record Done(int status, long value, int received) implements LineTransport.Pending {
         @Override public int await() { return status; }
+        @Override public boolean done() { return true; }
     }
 
     synchronized void localWrite(long offset, byte value) {
