@@ -103,6 +103,7 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
             CmiMapping m = c.segAt(uncached, Set.of());
             c.enable(true);
             m.putLong(8, 12);
+            c.wmb(); // the import is cached: the release writes the store back
         });
         onA.run(c -> assertEquals(12, s.local().getLong(8)));
         onB.run(c -> assertCmiError(CmiError.INVAL, () -> c.segImp(RemoteSegmentHandle.fromBytes(s.handle()))));
