@@ -89,7 +89,7 @@ final class RemoteMapping implements CmiMapping {
         if (write && readOnly) {
             throw Errors.access(CmiAccessError.PERM, segment.id(), off);
         }
-        if (!ThreadState.current().enabled) {
+        if (!threadState().enabled) {
             throw Errors.access(CmiAccessError.ENABLE, segment.id(), off);
         }
         TokenImpl t = token;
@@ -97,6 +97,27 @@ final class RemoteMapping implements CmiMapping {
             throw Errors.access(CmiAccessError.TOKEN, segment.id(), off);
         }
         return t;
+    }
+
+    /** The last thread that accessed this mapping and its state (immutable, so safely shared). */
+    private record SeenThread(Thread thread, ThreadState state) {
+    }
+
+    private SeenThread seen;
+
+    /**
+     * The calling thread's state without a ThreadLocal lookup when it was the last to access
+     * this mapping (the hot path of cached loads); {@code enabled} is only written by its owner.
+     */
+    private ThreadState threadState() {
+        Thread t = Thread.currentThread();
+        SeenThread s = seen;
+        if (s != null && s.thread == t) {
+            return s.state;
+        }
+        ThreadState ts = ThreadState.current();
+        seen = new SeenThread(t, ts);
+        return ts;
     }
 
     private void verdict(int status, long off) {
@@ -138,7 +159,7 @@ final class RemoteMapping implements CmiMapping {
         SegmentCache sc = cache;
         if (sc != null) {
             try {
-                sc.store(off, width, bits, ThreadState.current().epoch != null);
+                sc.store(off, width, bits, threadState().epoch != null);
                 return;
             } catch (LineFault f) {
                 missFailed(f, off);
@@ -193,7 +214,7 @@ final class RemoteMapping implements CmiMapping {
         SegmentCache sc = cache;
         if (sc != null) {
             try {
-                sc.write(off, src, ThreadState.current().epoch != null);
+                sc.write(off, src, threadState().epoch != null);
                 return;
             } catch (LineFault f) {
                 missFailed(f, off);
