@@ -15,6 +15,10 @@ public final class CacheStats {
         return PROCESS;
     }
 
+    /** Fresh counters (tests use their own; contexts share {@link #process()}). */
+    public CacheStats() {
+    }
+
     final LongAdder misses = new LongAdder();
     final LongAdder fills = new LongAdder();
     final LongAdder fillBytes = new LongAdder();
