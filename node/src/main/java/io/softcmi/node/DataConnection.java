@@ -40,12 +40,15 @@ final class DataConnection {
     private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
     private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
     private final ByteBuffer[] parts = new ByteBuffer[2];
+    private final CoherentAccess coherent;
     private SelectionKey key;
     /** A large read's payload still to be written after {@link #out}. */
     private ByteBuffer bulkOut;
     /** A store's payload still to be read straight into the mapping. */
     private ByteBuffer bulkIn;
     private long bulkInRequest;
+    private long bulkInSegment;
+    private long bulkInOffset;
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
@@ -55,6 +58,7 @@ final class DataConnection {
         this.clientNode = clientNode;
         this.access = access;
         this.stats = stats;
+        this.coherent = new CoherentAccess(clientNode, access, stats);
     }
 
     SocketChannel channel() {
@@ -131,6 +135,8 @@ final class DataConnection {
                 return false;
             }
             if (!bulkIn.hasRemaining()) {
+                access.coherence().wrote(bulkInSegment, CoherenceDirectory.NO_CACHE, clientNode, bulkInOffset,
+                    bulkIn.capacity());
                 bulkIn = null;
                 reply(DataProtocol.STATUS_OK, bulkInRequest, 0);
             }
@@ -158,10 +164,25 @@ final class DataConnection {
                 int payload = DataProtocol.requestPayload(in.getInt(p));
                 byte op = in.get(p + 4);
                 long requestId = in.getLong(p + 8);
+                if (op == DataProtocol.OP_DIFF && in.remaining() < DataProtocol.REQUEST_HEADER + payload
+                        && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
+                    break; // a diff is served from the input buffer whole: wait for the rest
+                }
                 if (op == DataProtocol.OP_PUT) {
                     servePut(p, payload, requestId);
-                } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS || op == DataProtocol.OP_NOTIFY)
-                        && payload == 0) {
+                } else if (op == DataProtocol.OP_DIFF && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
+                    in.position(p + DataProtocol.REQUEST_HEADER + payload);
+                    byte status = coherent.diff(in, p, payload);
+                    if (status == DataProtocol.STATUS_MALFORMED) {
+                        malformed(requestId);
+                    } else {
+                        reply(status, requestId, 0);
+                    }
+                } else if (op == DataProtocol.OP_ACQUIRE && payload == 0) {
+                    in.position(p + DataProtocol.REQUEST_HEADER);
+                    coherent.acquire(in, p, requestId, out);
+                } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS || op == DataProtocol.OP_NOTIFY
+                        || op == DataProtocol.OP_FILL) && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
                     serveSmall(p, op, requestId);
                 } else {
@@ -210,10 +231,13 @@ final class DataConnection {
         }
         stats.request(DataProtocol.OP_PUT, payload);
         if (here == payload) {
+            access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, payload);
             reply(DataProtocol.STATUS_OK, requestId, 0);
         } else {
             bulkIn = target.asSlice(here).asByteBuffer();
             bulkInRequest = requestId;
+            bulkInSegment = segmentId;
+            bulkInOffset = offset;
         }
     }
 
@@ -221,11 +245,12 @@ final class DataConnection {
         long segmentId = in.getLong(p + 16);
         long offset = in.getLong(p + 48);
         long a = in.getLong(p + 56);
-        if (op == DataProtocol.OP_GET && (a < 0 || a > DataProtocol.MAX_PAYLOAD)) {
+        boolean read = op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL;
+        if (read && (a < 0 || a > DataProtocol.MAX_PAYLOAD)) {
             malformed(requestId);
             return;
         }
-        long length = op == DataProtocol.OP_GET ? a : 8; // CAS and NOTIFY: checked as one 8-byte word
+        long length = read ? a : 8; // CAS and NOTIFY: checked as one 8-byte word
         byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
             HomeAccess.accessOf(op), offset, length);
         if (status != DataProtocol.STATUS_OK) {
@@ -239,6 +264,10 @@ final class DataConnection {
             reply(delivered, requestId, 0);
             return;
         }
+        long value = length;
+        if (op == DataProtocol.OP_FILL) {
+            value = coherent.filled(in, p, segmentId, offset, length);
+        }
         MemorySegment slice = access.slice(segmentId, offset, length);
         try {
             if (slice == null) {
@@ -246,16 +275,19 @@ final class DataConnection {
             }
             if (op == DataProtocol.OP_CAS) {
                 long before = HomeAccess.compareAndExchange(slice, a, in.getLong(p + 64));
+                if (before == a) {
+                    access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, 8);
+                }
                 stats.request(op, 8);
                 reply(DataProtocol.STATUS_OK, requestId, before);
             } else if (length <= INLINE_READ) {
                 int at = out.position();
                 MemorySegment.copy(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
-                header(DataProtocol.STATUS_OK, requestId, length, (int) length);
+                header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(at + DataProtocol.REPLY_HEADER + (int) length);
                 stats.request(op, length);
             } else {
-                header(DataProtocol.STATUS_OK, requestId, length, (int) length);
+                header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(out.position() + DataProtocol.REPLY_HEADER);
                 bulkOut = slice.asByteBuffer();
                 stats.request(op, length);

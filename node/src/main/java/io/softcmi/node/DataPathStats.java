@@ -17,6 +17,11 @@ final class DataPathStats {
     final LongAdder cases = new LongAdder();
     final LongAdder notifies = new LongAdder();
     final LongAdder errors = new LongAdder();
+    final LongAdder fills = new LongAdder();
+    final LongAdder diffs = new LongAdder();
+    final LongAdder diffRuns = new LongAdder();
+    final LongAdder acquires = new LongAdder();
+    final LongAdder acquireRanges = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
     final LongAdder workNanos = new LongAdder();
@@ -53,6 +58,15 @@ final class DataPathStats {
                 bytesWritten.add(bytes);
             }
             case io.softcmi.wire.DataProtocol.OP_NOTIFY -> notifies.increment();
+            case io.softcmi.wire.DataProtocol.OP_FILL -> {
+                fills.increment();
+                bytesRead.add(bytes);
+            }
+            case io.softcmi.wire.DataProtocol.OP_DIFF -> {
+                diffs.increment();
+                bytesWritten.add(bytes);
+            }
+            case io.softcmi.wire.DataProtocol.OP_ACQUIRE -> acquires.increment();
             default -> cases.increment();
         }
     }
@@ -74,6 +88,11 @@ final class DataPathStats {
         m.put("requests_put", puts.sum());
         m.put("requests_cas", cases.sum());
         m.put("requests_notify", notifies.sum());
+        m.put("requests_fill", fills.sum());
+        m.put("requests_diff", diffs.sum());
+        m.put("diff_runs", diffRuns.sum());
+        m.put("requests_acquire", acquires.sum());
+        m.put("acquire_ranges_invalidated", acquireRanges.sum());
         m.put("requests_refused", errors.sum());
         m.put("bytes_read", bytesRead.sum());
         m.put("bytes_written", bytesWritten.sum());

@@ -30,6 +30,8 @@ final class HomeAccess {
             case DataProtocol.OP_PUT -> Access.WRITE;
             case DataProtocol.OP_CAS -> Access.ATOMIC;
             case DataProtocol.OP_NOTIFY -> Access.WRITE;
+            case DataProtocol.OP_FILL -> Access.READ;
+            case DataProtocol.OP_DIFF -> Access.WRITE;
             default -> null;
         };
     }
@@ -71,6 +73,41 @@ final class HomeAccess {
             return AccessStatus.toWire(CmiAccessError.SEG_BRK);
         }
         return DataProtocol.STATUS_OK;
+    }
+
+    /**
+     * Checks only that a token is valid for a segment (an ACQUIRE needs no particular right).
+     *
+     * @return {@link DataProtocol#STATUS_OK} or the error status to answer
+     */
+    byte checkToken(byte[] clientNode, long segmentId, long tokenId, long secretHi, long secretLo) {
+        RemoteTarget target = state.targets.get(segmentId);
+        if (target == null) {
+            return AccessStatus.toWire(CmiAccessError.SINVAL);
+        }
+        HomeToken t = state.tokens.get(tokenId);
+        if (target.marked || t == null || t.segmentId() != segmentId || !t.secretMatches(secretHi, secretLo)
+                || t.node() != null && !Arrays.equals(t.node(), clientNode)) {
+            return AccessStatus.toWire(CmiAccessError.TOKEN);
+        }
+        return DataProtocol.STATUS_OK;
+    }
+
+    /** @return whether a (checked) token grants WRITE */
+    boolean grantsWrite(long tokenId) {
+        HomeToken t = state.tokens.get(tokenId);
+        return t != null && t.allows(Access.WRITE);
+    }
+
+    /** @return the exported segment's size, or 0 if it is gone */
+    long size(long segmentId) {
+        RemoteTarget target = state.targets.get(segmentId);
+        return target == null ? 0 : target.size;
+    }
+
+    /** @return the node's coherence directory */
+    CoherenceDirectory coherence() {
+        return state.coherence;
     }
 
     /**

@@ -287,6 +287,9 @@ public final class NodeEngine {
             if (state.sessions.remove(s.id) == null) {
                 return;
             }
+            for (long attachId : s.attachments.keySet()) {
+                state.coherence.localDetached(attachId);
+            }
             for (long segId : new ArrayList<>(s.attachments.values())) {
                 Proxy p = state.proxies.get(segId);
                 if (p != null) {

@@ -29,6 +29,8 @@ final class NodeState {
     final ClusterKey clusterKey;
     /** Counters of the remote data path (updated by its I/O loops without the lock). */
     final DataPathStats dataStats = new DataPathStats();
+    /** Who caches which lines of this node's segments (coherent caches; read without the lock). */
+    final CoherenceDirectory coherence = new CoherenceDirectory();
     /** Creators of segments, for notifications (read without the lock). */
     final NotificationService notifications;
     private long nextTokenId = 1;

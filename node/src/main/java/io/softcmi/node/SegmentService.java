@@ -97,6 +97,7 @@ final class SegmentService {
         long attachId = state.newAttachId();
         seg.attachCount++;
         s.attachments.put(attachId, seg.id);
+        state.coherence.localAttached(seg.id, attachId, !r.readOnly());
         return new ControlMessage.Attached(attachId, seg.describe());
     }
 
@@ -105,6 +106,7 @@ final class SegmentService {
         if (segId == null) {
             throw NodeException.inval("no attach " + r.attachId() + " in this context");
         }
+        state.coherence.localDetached(r.attachId());
         release(state.segments.get(segId));
         return new Ok();
     }
@@ -143,6 +145,7 @@ final class SegmentService {
         if (seg.marked() && seg.attachCount <= 0 && state.segments.remove(seg.id) != null) {
             // Unpublish before unmapping: a remote access that still finds it fails on the closed mapping.
             state.targets.remove(seg.id);
+            state.coherence.segmentGone(seg.id);
             state.notifications.unregister(seg.id);
             state.homeImports.removeIf(i -> i.segmentId() == seg.id);
             seg.file.delete();

@@ -135,7 +135,9 @@ public final class ThreeNodeCluster {
                 return m;
             });
         }
-        // Revoke node 2's token: its next access fails with CMI_ERROR_TOKEN; node 3 is unaffected.
+        // Revoke node 2's token: its next access that reaches the home fails with CMI_ERROR_TOKEN
+        // (the import is cached, so that is the next acquire, miss or write-back; the rmb below
+        // is such an acquire); node 3 is unaffected.
         on(threads.get(0), () -> {
             home.tokDel((CmiToken) exported[3]);
             return null;
@@ -143,6 +145,7 @@ public final class ThreeNodeCluster {
         out.println("node 1: revoked node 2's token");
         on(threads.get(1), () -> {
             try {
+                ctx[1].rmb();
                 remote[1].getLong(0);
                 throw new IllegalStateException("a revoked token still worked");
             } catch (CmiAccessException e) {

@@ -150,7 +150,9 @@ class CrossNodeCmiTest {
 
     @Test
     void shouldRevokeATokenOnTheNextAccessOfEveryProcessUsingIt() {
-        Exported seg = exportFromA(PAGE, false);
+        // Write-through, so that every access goes to the home; a cached import meets the
+        // revocation at its next miss, acquire or write-back (docs/cache.md).
+        Exported seg = exportFromA(PAGE, true);
         String tokenB = a.expect("token " + seg.id + " " + addressB + " READ,WRITE", "TOKEN");
         String tokenC = a.expect("token " + seg.id + " " + addressC + " READ,WRITE", "TOKEN");
         long onB = importAndAttach(b, seg.handle, tokenB);

@@ -103,6 +103,7 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
             CmiMapping m = c.segAt(uncached, Set.of());
             c.enable(true);
             m.putLong(8, 12);
+            c.wmb(); // the import is cached: the release writes the store back
         });
         onA.run(c -> assertEquals(12, s.local().getLong(8)));
         onB.run(c -> assertCmiError(CmiError.INVAL, () -> c.segImp(RemoteSegmentHandle.fromBytes(s.handle()))));
@@ -128,6 +129,7 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
             c.segSetToken(proxy, CmiToken.fromBytes(forA));
             assertEquals(66, m.getLong(0));
             m.putLong(8, 67);
+            c.wmb(); // the import is cached: the release writes the store back
             assertEquals(67, s.local().getLong(8));
         });
     }
@@ -137,10 +139,14 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
         Shared s = share(1);
         Imported i = importAndAttach(onB, s.handle(), token(s, onB, RW));
         long id = i.proxy().id();
-        onB.run(c -> i.mapping().putLong(0, 1));
+        onB.run(c -> {
+            i.mapping().putLong(0, 1);
+            c.wmb(); // the import is cached: the release writes the store back
+        });
 
         onA.run(c -> c.segRemove(s.segment())); // the creator keeps it attached: marked, not reclaimed
         onB.run(c -> {
+            c.rmb(); // a cached import meets the mark at its next acquire, miss or write-back
             assertAccessError(CmiAccessError.TOKEN, id, 0, () -> i.mapping().getLong(0));
             assertAccessError(CmiAccessError.TOKEN, id, 8, () -> i.mapping().putLong(8, 2));
         });
@@ -155,6 +161,7 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
 
         onA.run(c -> c.segDt(s.local())); // the last attach goes: reclaimed
         onB.run(c -> {
+            c.rmb();
             assertAccessError(CmiAccessError.SINVAL, id, 0, () -> i.mapping().getLong(0));
             assertAccessError(CmiAccessError.SINVAL, id, 8, () -> i.mapping().putLong(8, 2));
         });

@@ -283,8 +283,14 @@ class CrossNodeTokenTest extends CrossNodeContextTestBase {
         // An ANY token works from B and from C.
         Imported onBImport = importAndAttach(onB, s.handle(), tokens.get(0));
         Imported onCImport = importAndAttach(onC, s.handle(), tokens.get(2));
-        onB.run(c -> onBImport.mapping().putLong(PAGE, 9));
-        onC.run(c -> assertEquals(9, onCImport.mapping().getLong(PAGE)));
+        onB.run(c -> {
+            onBImport.mapping().putLong(PAGE, 9);
+            c.wmb(); // cached imports: release here, acquire there
+        });
+        onC.run(c -> {
+            c.rmb();
+            assertEquals(9, onCImport.mapping().getLong(PAGE));
+        });
     }
 
     // ---- who may do what ----
@@ -318,7 +324,10 @@ class CrossNodeTokenTest extends CrossNodeContextTestBase {
         Shared s = share(1);
         byte[] token = token(s, onB, RW);
         Imported i = importAndAttach(onB, s.handle(), token);
-        onB.run(c -> i.mapping().putLong(0, 17));
+        onB.run(c -> {
+            i.mapping().putLong(0, 17);
+            c.wmb(); // the import is cached: the release writes the store back
+        });
         long proxyId = i.proxy().id();
         ContextThread otherOnB = open(nodeB());
         otherOnB.run(c -> {
@@ -402,6 +411,7 @@ class CrossNodeTokenTest extends CrossNodeContextTestBase {
         onB.run(c -> i.mapping().putLong(0, 3));
         onA.run(c -> c.tokDel(CmiToken.fromBytes(token)));
         onB.run(c -> {
+            c.rmb(); // the import is cached: the revocation is met at the next acquire, miss or write-back
             assertAccessError(CmiAccessError.TOKEN, id, 0, () -> i.mapping().getLong(0));
             assertAccessError(CmiAccessError.TOKEN, id, 8, () -> i.mapping().putLong(8, 4));
             CmiMapping again = c.segAt(i.proxy(), Set.of());

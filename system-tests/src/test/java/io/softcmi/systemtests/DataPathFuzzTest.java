@@ -305,6 +305,8 @@ class DataPathFuzzTest {
                     case DataProtocol.OP_PUT -> a == payloadLength && offset >= 0 && offset <= size - a;
                     case DataProtocol.OP_CAS -> payloadLength == 0 && offset >= 0 && offset <= size - 8 && offset % 8 == 0;
                     case DataProtocol.OP_NOTIFY -> payloadLength == 0 && offset >= 0 && offset <= size - 8;
+                    case DataProtocol.OP_FILL -> payloadLength == 0 && a >= 0 && offset >= 0 && a <= size && offset <= size - a;
+                    case DataProtocol.OP_DIFF, DataProtocol.OP_ACQUIRE -> payloadLength == 0; // no runs; any epoch
                     default -> false;
                 };
                 if (inRange) {
@@ -460,6 +462,7 @@ class DataPathFuzzTest {
             c.enable(true);
             assertEquals(4711, m.getLong(8));
             m.putLong(16, 4712);
+            c.wmb(); // the import is cached: the release writes the store back
         });
         onA.run(c -> assertEquals(4712, s.local.getLong(16)));
         String log = ClusterNodes.log(nodeA).substring(logMark);

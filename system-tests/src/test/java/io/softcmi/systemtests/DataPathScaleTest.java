@@ -11,6 +11,7 @@ import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.ExportAttr;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.RemoteSegmentHandle;
 import java.io.IOException;
@@ -70,10 +71,11 @@ class DataPathScaleTest {
     private record Shared(CmiSegment segment, byte[] handle, byte[] token) {
     }
 
+    /** Exports write-through: these tests are about the data path, every access must reach the home. */
     private static Shared export(ContextThread owner, long size) {
         return owner.call(c -> {
             CmiSegment s = c.segGet(size, Set.of());
-            byte[] h = c.segExp(s, Set.of()).toBytes();
+            byte[] h = c.segExp(s, Set.of(ExportAttr.WRITE_THROUGH)).toBytes();
             byte[] t = c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes();
             return new Shared(s, h, t);
         });

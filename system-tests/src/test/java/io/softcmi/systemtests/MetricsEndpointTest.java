@@ -49,7 +49,9 @@ class MetricsEndpointTest {
         ContextThread owner = cluster.context(home);
         byte[][] shared = owner.call(c -> {
             CmiSegment s = c.segGet(4096, Set.of());
-            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
+            // Write-through, so that every access is one request at the home (cached imports
+            // would turn them into fills and diffs).
+            return new byte[][] {c.segExp(s, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)).toBytes(),
                 c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
         });
         cluster.context(other).run(c -> {

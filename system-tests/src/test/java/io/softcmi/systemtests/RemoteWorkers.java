@@ -158,18 +158,31 @@ public final class RemoteWorkers {
                 ctx.segSetToken(ctx.segFromId(Long.parseLong(a[1])), CmiToken.fromBytes(HEX.parseHex(a[2])));
                 yield "OK";
             }
-            case "get-long" -> "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
+            // Commands that write end with a release (wmb) and commands that read start with an
+            // acquire (rmb): the test's request/reply messages order them, as a flag would.
+            case "get-long" -> {
+                ctx.rmb();
+                yield "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
+            }
             case "put-long" -> {
+                mapping(a[1]).putLong(Long.parseLong(a[2]), Long.parseLong(a[3]));
+                ctx.wmb();
+                yield "OK";
+            }
+            case "put-long-nobarrier" -> {
                 mapping(a[1]).putLong(Long.parseLong(a[2]), Long.parseLong(a[3]));
                 yield "OK";
             }
+            case "get-long-nobarrier" -> "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
             case "fill" -> {
                 long off = Long.parseLong(a[2]);
                 byte[] b = patternBytes(Long.parseLong(a[4]), off, Integer.parseInt(a[3]));
                 mapping(a[1]).put(off, b, 0, b.length);
+                ctx.wmb();
                 yield "OK";
             }
             case "check" -> {
+                ctx.rmb();
                 long off = Long.parseLong(a[2]);
                 long seed = Long.parseLong(a[4]);
                 byte[] b = new byte[Integer.parseInt(a[3])];
@@ -183,6 +196,20 @@ public final class RemoteWorkers {
             }
             case "cas-count" -> casCount(mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]), Long.parseLong(a[4]),
                 Long.parseLong(a[5]));
+            case "cache-size" -> {
+                ctx.ctlCacheRsegSet(ctx.segFromId(Long.parseLong(a[1])), Long.parseLong(a[2]));
+                yield "OK " + ctx.ctlCacheRsegGet(ctx.segFromId(Long.parseLong(a[1])));
+            }
+            case "sb" -> CacheLitmus.storeBuffering(ctx, mapping(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+            case "fs" -> CacheLitmus.falseSharing(ctx, mapping(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
+                Integer.parseInt(a[4]));
+            case "check-bytes" -> CacheLitmus.checkBytes(ctx, mapping(a[1]), Integer.parseInt(a[2]), Byte.parseByte(a[3]));
+            case "evict" -> CacheLitmus.evict(ctx, mapping(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+            case "evict-check" -> CacheLitmus.evictCheck(ctx, mapping(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+            case "epoch-flush" -> CacheLitmus.epochFlush(ctx, mapping(a[1]), Long.parseLong(a[2]));
+            case "cflush" -> CacheLitmus.cflush(ctx, mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]));
+            case "cas-stores" -> CacheLitmus.casNextToStores(ctx, mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]),
+                Long.parseLong(a[4]), Long.parseLong(a[5]));
             case "mp-write" -> messagePassingWriter(mapping(a[1]));
             case "mp-read" -> messagePassingReader(mapping(a[1]), Long.parseLong(a[2]));
             case "mixed" -> MixedLoad.run(HEX.parseHex(a[1]), HEX.parseHex(a[2]), Integer.parseInt(a[3]), Long.parseLong(a[4]));

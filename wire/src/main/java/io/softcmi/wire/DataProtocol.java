@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
  * <pre>
  * request (client to home), 64-byte header then payload:
  *   0  int   frame length (bytes after this field)
- *   4  byte  op            (HELLO, GET, PUT, CAS, NOTIFY)
+ *   4  byte  op            (HELLO, GET, PUT, CAS, NOTIFY, PROOF, FILL, DIFF, ACQUIRE)
  *   5  byte  flags         (0)
  *   6  short reserved
  *   8  long  request id
@@ -22,18 +22,19 @@ import java.nio.ByteBuffer;
  *  24  long  token id
  *  32  16B   token secret
  *  48  long  offset
- *  56  long  a: length for GET and PUT, compare value for CAS, protocol version for HELLO,
- *            value for NOTIFY
- *  64  long  b: swap value for CAS
- *  72  ...   payload: PUT data, or the HELLO ticket
+ *  56  long  a: length for GET, PUT and FILL, compare value for CAS, protocol version for HELLO,
+ *            value for NOTIFY, last epoch for ACQUIRE
+ *  64  long  b: swap value for CAS, cache id for FILL, DIFF and ACQUIRE
+ *  72  ...   payload: PUT data, DIFF runs, or the HELLO ticket
  *
  * reply (home to client), 24-byte header then payload:
  *   0  int   frame length (bytes after this field)
  *   4  byte  status        (STATUS_*: 0 = done, 1..9 an access error, 253..255 connection-level)
  *   5  3B    reserved
  *   8  long  request id
- *  16  long  value         (CAS: the value before; GET: payload length; HELLO: the home's version)
- *  24  ...   payload: GET data
+ *  16  long  value         (CAS: the value before; GET: payload length; HELLO: the home's version;
+ *                           ACQUIRE: the segment's epoch; FILL: epoch &lt;&lt; 1 | token grants WRITE)
+ *  24  ...   payload: GET or FILL data, ACQUIRE ranges
  * </pre>
  *
  * <p>Opening a connection takes two round trips: HELLO (version, ticket) is answered with
@@ -85,6 +86,36 @@ public final class DataProtocol {
      * HMAC-SHA256(session key, "data-proof" | nonce), 32 bytes. Only valid during the handshake.
      */
     public static final byte OP_PROOF = 6;
+    /**
+     * Coherent cache (docs/cache.md): read {@code a} bytes at {@code offset} (one or more whole
+     * lines) like {@link #OP_GET}, and register the caller's cache id {@code b} at the home's
+     * directory as a reader of those bytes (and as a context that may hold unwritten lines, when
+     * the token grants WRITE). Needs READ. The reply's value is the segment's epoch shifted left
+     * by one, or'ed with 1 when the token grants WRITE.
+     */
+    public static final byte OP_FILL = 7;
+    /**
+     * Coherent cache: apply the payload's runs, each {@code long offset | int length | bytes},
+     * in order, then answer; {@code b} is the writer's cache id, logged at the home's directory
+     * so other caches invalidate those bytes at their next acquire. Each run needs WRITE over its
+     * range; the first refused run ends the request with its status (earlier runs stay applied).
+     * The whole frame must fit in {@link #MAX_DIFF_PAYLOAD}.
+     */
+    public static final byte OP_DIFF = 8;
+    /**
+     * Coherent cache: an acquire. {@code a} is the caller's last epoch for this segment, {@code b}
+     * its cache id. The reply's value is the segment's current epoch and its payload the byte
+     * ranges written by anyone else since {@code a}, as pairs {@code long start | long end}
+     * (at most {@link #MAX_ACQUIRE_RANGES}; the home answers the whole segment when it cannot say
+     * better). Needs a valid token for the segment, no particular right.
+     */
+    public static final byte OP_ACQUIRE = 9;
+    /** Largest payload of an {@link #OP_DIFF} request: it is served from the home's input buffer whole. */
+    public static final int MAX_DIFF_PAYLOAD = 32 * 1024;
+    /** Most ranges in an {@link #OP_ACQUIRE} reply (16 bytes each). */
+    public static final int MAX_ACQUIRE_RANGES = 256;
+    /** Bytes of one run header in an {@link #OP_DIFF} payload: offset (8) and length (4). */
+    public static final int DIFF_RUN_HEADER = 12;
     /** Bytes of a HELLO challenge's nonce. */
     public static final int NONCE_LENGTH = 16;
     /** Bytes of an {@link #OP_PROOF} payload. */
@@ -109,9 +140,9 @@ public final class DataProtocol {
     public static final byte STATUS_CONSIST = 9;
     /**
      * The data protocol version this build speaks (sent in HELLO). Version 1 had no version
-     * field; version 2 had no challenge after the HELLO.
+     * field; version 2 had no challenge after the HELLO; version 3 had no FILL, DIFF or ACQUIRE.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     private DataProtocol() {
     }
@@ -156,6 +187,22 @@ public final class DataProtocol {
         b.put(4, status).put(5, (byte) 0).putShort(6, (short) 0);
         b.putLong(8, requestId).putLong(16, value);
         b.position(REPLY_HEADER);
+    }
+
+    /**
+     * Writes a reply header at {@code at} without moving the buffer's position.
+     *
+     * @param b a little-endian buffer
+     * @param at where the header starts
+     * @param status reply status
+     * @param requestId request id
+     * @param value value
+     * @param payloadLength bytes of payload that follow
+     */
+    public static void writeReplyAt(ByteBuffer b, int at, byte status, long requestId, long value, int payloadLength) {
+        b.putInt(at, REPLY_HEADER - 4 + payloadLength);
+        b.put(at + 4, status).put(at + 5, (byte) 0).putShort(at + 6, (short) 0);
+        b.putLong(at + 8, requestId).putLong(at + 16, value);
     }
 
     /**

@@ -64,6 +64,9 @@ final class ContextImpl implements CmiContext {
     private final RemoteConnections connections;
     private final SegmentDirectory segments;
     private final EventQueue events = new EventQueue();
+    /** Caches of this context's imports (docs/cache.md), shared by its threads. */
+    private final io.softcmi.cmi.internal.cache.ContextCache remoteCache =
+        new io.softcmi.cmi.internal.cache.ContextCache("context");
     private final NotificationInboxImpl notifications = new NotificationInboxImpl(this);
     private final Object lifecycle = new Object();
     /** The last thread that passed the association check; a cache for the data-path calls. */
@@ -167,6 +170,11 @@ final class ContextImpl implements CmiContext {
     /** Ends the context: unmaps everything and closes the session (the node applies lifetime rules). */
     private void end() {
         closed = true;
+        try {
+            remoteCache.close();
+        } catch (RuntimeException e) {
+            tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "cached stores not written back: " + e.getMessage());
+        }
         for (CmiMapping m : mappings.keySet()) {
             if (m instanceof LocalMapping lm) {
                 lm.unmap();
@@ -275,6 +283,22 @@ final class ContextImpl implements CmiContext {
     /** The data connection to a home node (see {@link RemoteConnections#get}). */
     RemoteConnection connection(NodeAddressImpl home, long segmentId, long offset) {
         return connections.get(home, segmentId, offset);
+    }
+
+    /** @return this context's caches of imported segments */
+    io.softcmi.cmi.internal.cache.ContextCache remoteCache() {
+        return remoteCache;
+    }
+
+    /** The cache size of an import ({@code CMI_CTL_CACHE_RSEG_GET} without the tracing). */
+    long cacheBytes(SegmentImpl proxy) {
+        return channel.call(new ControlMessage.CacheRsegGet(proxy.id()), LongValue.class).value();
+    }
+
+    /** A background write-back failed: {@code CMI_EVENT_STORE_FAILURE} with the lines' offsets. */
+    void storesLost(SegmentImpl segment, long[] offsets) {
+        tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, offsets.length + " cached lines of " + segment + " were lost");
+        events.add(new io.softcmi.cmi.StoreFailure(segment, java.util.Arrays.stream(offsets).boxed().toList()));
     }
 
     /** @return the deadline of a remote call starting now: the reconfiguration timeout from now */
@@ -538,7 +562,9 @@ final class ContextImpl implements CmiContext {
         if (v.length < 16) {
             throw Errors.fail(CmiError.INVAL, "node sent " + v.length + " info fields");
         }
-        return new CmiInfo(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13],
+        // cache_line_sz: the line of cached imports when they are on (a multiple of the node's unit).
+        long line = CachedImports.ENABLED ? Math.max(v[10], CachedImports.LINE_SIZE) : v[10];
+        return new CmiInfo(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], line, v[11], v[12], v[13],
             v[14], v[15]);
     }
 
@@ -548,6 +574,11 @@ final class ContextImpl implements CmiContext {
         Errors.checkNotNegative(bytes, "cache size");
         long id = Errors.checkNotNull(segOrAll, "segment") == CmiSegment.ALL ? -1 : own(segOrAll).id();
         channel.call(new ControlMessage.CacheRsegSet(id, bytes), Ok.class);
+        for (CmiMapping m : mappings.keySet()) {
+            if (m instanceof RemoteMapping rm && rm.cache != null && rm.segment.id() == id) {
+                rm.cache.setCapacity(bytes); // live caches of this import shrink at their next miss
+            }
+        }
     }
 
     @Override
@@ -640,6 +671,18 @@ final class ContextImpl implements CmiContext {
     @Override
     public long atmCas(CmiMapping m, long offset, long cmpval, long swpval) {
         checkThreadFast();
+        if (remoteCache.active()) {
+            // A store barrier and an acquire for cached imports (docs/cache.md): earlier cached
+            // stores reach their homes before the CAS, and later loads see what others released.
+            CachedImports.release(remoteCache);
+            long before = atmCasNow(m, offset, cmpval, swpval);
+            CachedImports.acquire(remoteCache);
+            return before;
+        }
+        return atmCasNow(m, offset, cmpval, swpval);
+    }
+
+    private long atmCasNow(CmiMapping m, long offset, long cmpval, long swpval) {
         // One test for the common case (a writable local attach of this context, aligned word);
         // the slow path below sorts out which error applies otherwise.
         if (m instanceof LocalMapping lm && lm.casOwner == this) {
@@ -668,27 +711,36 @@ final class ContextImpl implements CmiContext {
                 throw Errors.fail(CmiError.INVAL, "not an address in an attached segment of this context: " + a);
             }
         }
-        // Local segments are coherent through the mapping, and remote stores are complete at the
-        // home when they return (nothing is cached yet): a fence commits the caller's stores.
+        // Local segments are coherent through the mapping and write-through stores are complete
+        // at the home when they return: a fence commits those; cached lines are written back.
         java.lang.invoke.VarHandle.fullFence();
+        for (CmiAddress a : addresses) {
+            if (a.mapping() instanceof RemoteMapping r) {
+                r.cflush(a.offset());
+            }
+        }
     }
 
     @Override
     public void mb() {
         checkThreadFast();
         java.lang.invoke.VarHandle.fullFence();
+        CachedImports.release(remoteCache);
+        CachedImports.acquire(remoteCache);
     }
 
     @Override
     public void rmb() {
         checkThreadFast();
         java.lang.invoke.VarHandle.acquireFence();
+        CachedImports.acquire(remoteCache);
     }
 
     @Override
     public void wmb() {
         checkThreadFast();
         java.lang.invoke.VarHandle.releaseFence();
+        CachedImports.release(remoteCache);
     }
 
     @Override
@@ -713,6 +765,7 @@ final class ContextImpl implements CmiContext {
         ThreadState ts = enter(TraceFacility.MEM, "flush_fb");
         ownEpoch(ts, epoch, "flush_fb");
         java.lang.invoke.VarHandle.fullFence();
+        CachedImports.releaseThread(remoteCache);
     }
 
     @Override
@@ -720,6 +773,7 @@ final class ContextImpl implements CmiContext {
         ThreadState ts = enter(TraceFacility.MEM, "close_fb");
         FlushEpochImpl e = ownEpoch(ts, epoch, "close_fb");
         java.lang.invoke.VarHandle.fullFence();
+        CachedImports.releaseThread(remoteCache);
         e.open = false;
         ts.epoch = null;
     }

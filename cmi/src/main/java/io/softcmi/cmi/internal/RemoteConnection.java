@@ -82,6 +82,9 @@ final class RemoteConnection implements AutoCloseable {
         byte[] detached;
         int status;
         long value;
+        /** A reply may carry fewer payload bytes than {@link #width} (ACQUIRE); their count lands in {@link #received}. */
+        boolean upTo;
+        int received;
         volatile boolean done;
     }
 
@@ -191,7 +194,7 @@ final class RemoteConnection implements AutoCloseable {
                     c.width = n;
                     send(c, op, segmentId, token, offset + at, n, 0, null, deadline - System.nanoTime());
                 } else {
-                    sendPayload(c, segmentId, token, offset + at, data.asSlice(at, n), deadline);
+                    sendPayload(c, DataProtocol.OP_PUT, segmentId, token, offset + at, n, 0, data.asSlice(at, n), deadline);
                 }
                 window[sent % window.length] = c;
                 sent++;
@@ -247,6 +250,28 @@ final class RemoteConnection implements AutoCloseable {
         return c.status;
     }
 
+    /**
+     * Coherent cache (FILL, DIFF, ACQUIRE): sends one request and returns its call without
+     * waiting, so a caller can keep several in flight and {@link #await} each.
+     *
+     * @param payload the request's payload (DIFF runs), or null
+     * @param dst where the reply's payload goes (FILL data, ACQUIRE ranges), or null
+     * @param dstLength bytes expected in {@code dst} (at most, when {@code upTo})
+     */
+    Call start(byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment payload,
+            MemorySegment dst, int dstLength, boolean upTo, long deadline) {
+        Call c = new Call();
+        c.dst = dst;
+        c.width = dstLength;
+        c.upTo = upTo;
+        if (payload != null) {
+            sendPayload(c, op, segmentId, token, offset, a, b, payload, deadline);
+        } else {
+            send(c, op, segmentId, token, offset, a, b, null, deadline - System.nanoTime());
+        }
+        return c;
+    }
+
     // ---- sending ----
 
     /**
@@ -278,15 +303,16 @@ final class RemoteConnection implements AutoCloseable {
         }
     }
 
-    /** Sends a store of {@code src}, written to the socket straight from the caller's memory. */
-    private void sendPayload(Call c, long segmentId, TokenImpl token, long offset, MemorySegment src, long deadline) {
+    /** Sends a request with payload {@code src} (a store, a diff), written to the socket straight from the caller's memory. */
+    private void sendPayload(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
+            long deadline) {
         int n = (int) src.byteSize();
         sendLock.lock();
         try {
             c.id = nextRequestId.incrementAndGet();
             calls.put(c.id, c);
-            DataProtocol.writeRequest(out, DataProtocol.OP_PUT, c.id, segmentId, token.tokenId(), token.secretHi(),
-                token.secretLo(), offset, n, 0, n);
+            DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
+                token.secretLo(), offset, a, b, n);
             out.flip();
             write(src.asByteBuffer(), deadline);
         } catch (IOException e) {
@@ -508,7 +534,9 @@ final class RemoteConnection implements AutoCloseable {
             if (payload > 0 && c.dst == null) {
                 c.value = bits(p + DataProtocol.REPLY_HEADER, c.width);
             } else if (payload > 0) {
-                if (payload != c.width) {
+                if (c.upTo && payload <= c.width) {
+                    c.received = payload;
+                } else if (payload != c.width) {
                     throw new WireFormatException("home sent " + payload + " bytes for a " + c.width + "-byte read");
                 }
                 MemorySegment target = c.dst;

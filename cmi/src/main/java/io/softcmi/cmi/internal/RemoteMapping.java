@@ -3,15 +3,19 @@ package io.softcmi.cmi.internal;
 import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.internal.cache.LineFault;
+import io.softcmi.cmi.internal.cache.SegmentCache;
+import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /**
- * An attach of an imported (proxy) segment: the whole size is addressable, and every load,
- * store, bulk copy and CAS goes to the home node over a {@link RemoteConnection}, checked there
- * against the token. Nothing is cached yet, so cached and write-through imports behave alike
- * (every store reaches the home before it returns); a line cache slots in behind these methods
- * without changing the API. Every call has a deadline: the context's reconfiguration timeout
+ * An attach of an imported (proxy) segment: the whole size is addressable. A write-through
+ * import sends every load, store, bulk copy and CAS to the home node over a
+ * {@link RemoteConnection}, checked there against the token; a cached import (the default)
+ * loads and stores through its {@link SegmentCache} (docs/cache.md), and only misses,
+ * write-backs at release points and acquires go to the home. CAS always goes to the home.
+ * Every remote call has a deadline: the context's reconfiguration timeout
  * ({@code CMI_CTL_RECONF_TOUT}); a home that does not answer by then gives TRANSIENT.
  *
  * <p>Local checks first, in the order a user meets them: detached ({@link IllegalStateException}),
@@ -28,9 +32,11 @@ final class RemoteMapping implements CmiMapping {
     private final long size;
     private volatile TokenImpl token;
     private volatile boolean attached = true;
+    /** The line cache, or null for a write-through (or uncacheable) import. */
+    final SegmentCache cache;
 
     RemoteMapping(ContextImpl context, SegmentImpl segment, long attachId, NodeAddressImpl home, long homeSegmentId,
-            long size, boolean readOnly, TokenImpl token) {
+            long size, boolean readOnly, TokenImpl token, long cacheBytes) {
         this.context = context;
         this.segment = segment;
         this.attachId = attachId;
@@ -39,14 +45,32 @@ final class RemoteMapping implements CmiMapping {
         this.size = size;
         this.readOnly = readOnly;
         this.token = token;
+        if (cacheBytes >= 0 && SegmentCache.cacheable(size, CachedImports.LINE_SIZE)) {
+            cache = new SegmentCache(size, CachedImports.LINE_SIZE, cacheBytes,
+                new RemoteLineTransport(this, context.remoteCache().cacheId()), context.remoteCache().stats(),
+                offsets -> context.storesLost(segment, offsets));
+            context.remoteCache().add(cache);
+        } else {
+            cache = null;
+        }
+    }
+
+    TokenImpl token() {
+        return token;
     }
 
     void setToken(TokenImpl t) {
         token = t;
+        if (cache != null) {
+            cache.tokenChanged();
+        }
     }
 
     void detach() {
         attached = false;
+        if (cache != null) {
+            context.remoteCache().remove(cache);
+        }
     }
 
     boolean attached() {
@@ -65,7 +89,7 @@ final class RemoteMapping implements CmiMapping {
         if (write && readOnly) {
             throw Errors.access(CmiAccessError.PERM, segment.id(), off);
         }
-        if (!ThreadState.current().enabled) {
+        if (!threadState().enabled) {
             throw Errors.access(CmiAccessError.ENABLE, segment.id(), off);
         }
         TokenImpl t = token;
@@ -75,10 +99,40 @@ final class RemoteMapping implements CmiMapping {
         return t;
     }
 
+    /** The last thread that accessed this mapping and its state (immutable, so safely shared). */
+    private record SeenThread(Thread thread, ThreadState state) {
+    }
+
+    private SeenThread seen;
+
+    /**
+     * The calling thread's state without a ThreadLocal lookup when it was the last to access
+     * this mapping (the hot path of cached loads); {@code enabled} is only written by its owner.
+     */
+    private ThreadState threadState() {
+        Thread t = Thread.currentThread();
+        SeenThread s = seen;
+        if (s != null && s.thread == t) {
+            return s.state;
+        }
+        ThreadState ts = ThreadState.current();
+        seen = new SeenThread(t, ts);
+        return ts;
+    }
+
     private void verdict(int status, long off) {
         if (status != 0) {
             throw Errors.access(AccessStatus.fromWire(status), segment.id(), off);
         }
+    }
+
+    /** A cache miss failed: the home's verdict, except where the exact access may still pass (then false). */
+    private boolean missFailed(LineFault f, long off) {
+        if (f.status == DataProtocol.STATUS_PERM || f.status == DataProtocol.STATUS_SEG_BRK) {
+            return false; // the whole line is outside the token's range or the break: the access itself decides
+        }
+        verdict(f.status, off);
+        return true;
     }
 
     private RemoteConnection connection(long off) {
@@ -87,6 +141,14 @@ final class RemoteMapping implements CmiMapping {
 
     private long load(long off, int width) {
         TokenImpl t = check(off, width, false);
+        SegmentCache sc = cache;
+        if (sc != null) {
+            try {
+                return sc.load(off, width);
+            } catch (LineFault f) {
+                missFailed(f, off);
+            }
+        }
         RemoteConnection.Call c = connection(off).load(homeSegmentId, t, off, width, context.remoteDeadline());
         verdict(c.status, off);
         return c.value;
@@ -94,6 +156,15 @@ final class RemoteMapping implements CmiMapping {
 
     private void store(long off, int width, long bits) {
         TokenImpl t = check(off, width, true);
+        SegmentCache sc = cache;
+        if (sc != null) {
+            try {
+                sc.store(off, width, bits, threadState().epoch != null);
+                return;
+            } catch (LineFault f) {
+                missFailed(f, off);
+            }
+        }
         verdict(connection(off).store(homeSegmentId, t, off, width, bits, context.remoteDeadline()), off);
     }
 
@@ -125,26 +196,61 @@ final class RemoteMapping implements CmiMapping {
     @Override
     public void get(long off, MemorySegment dst) {
         TokenImpl t = check(off, dst.byteSize(), false);
+        SegmentCache sc = cache;
+        if (sc != null) {
+            try {
+                sc.read(off, dst);
+                return;
+            } catch (LineFault f) {
+                missFailed(f, off);
+            }
+        }
         verdict(connection(off).get(homeSegmentId, t, off, dst, dst.byteSize(), context.remoteDeadline()), off);
     }
 
     @Override
     public void put(long off, MemorySegment src) {
         TokenImpl t = check(off, src.byteSize(), true);
+        SegmentCache sc = cache;
+        if (sc != null) {
+            try {
+                sc.write(off, src, threadState().epoch != null);
+                return;
+            } catch (LineFault f) {
+                missFailed(f, off);
+            }
+        }
         verdict(connection(off).put(homeSegmentId, t, off, src, src.byteSize(), context.remoteDeadline()), off);
     }
 
     /**
      * Notification extension: the home checks it like an 8-byte store at {@code off} and hands
-     * it to the segment's creator. Requests of one connection are served in order and every
-     * earlier store has completed, so the creator sees them before the notification.
+     * it to the segment's creator. It is a release: the context's cached stores are written back
+     * first, and requests of one connection are served in order, so the creator sees them before
+     * the notification.
      */
     void sendNotification(long off, long value) {
         TokenImpl t = check(off, 8, true);
+        CachedImports.release(context.remoteCache());
         verdict(connection(off).notification(homeSegmentId, t, off, value, context.remoteDeadline()), off);
     }
 
-    /** {@code atm_cas} at the home; it is a store barrier because every earlier store has completed. */
+    /** {@code cflush} of the line holding {@code off}: writes it back if dirty. @throws io.softcmi.cmi.CmiException STORE */
+    void cflush(long off) {
+        if (cache != null) {
+            try {
+                java.util.List<SegmentCache.Flight> f = cache.startReleaseRange(off, 1);
+                SegmentCache.Outcome o = SegmentCache.finish(f);
+                if (o.status() != 0) {
+                    throw CachedImports.storeError(new LineFault(o.status(), off, true));
+                }
+            } catch (LineFault f) {
+                throw CachedImports.storeError(f);
+            }
+        }
+    }
+
+    /** {@code atm_cas} at the home (the caller makes it a release and an acquire for cached imports). */
     long cas(long off, long cmpval, long swpval) {
         if ((off & 7) != 0) {
             throw Errors.fail(io.softcmi.cmi.CmiError.INVAL, "atm_cas needs an 8-byte aligned address, got offset " + off);

@@ -21,8 +21,10 @@ final class SegmentMapper {
             boolean readOnly) {
         io.softcmi.wire.ControlMessage.ProxyReply p = a.proxy();
         TokenImpl token = p.token().length == 0 ? null : (TokenImpl) HandleCodec.token(p.token());
+        long cacheBytes = !p.writeThrough() && CachedImports.ENABLED && !segment.extensible()
+            ? context.cacheBytes(segment) : -1;
         return new RemoteMapping(context, segment, a.attachId(), (NodeAddressImpl) HandleCodec.nodeAddress(p.home()),
-            p.homeSegmentId(), p.local().size(), readOnly, token);
+            p.homeSegmentId(), p.local().size(), readOnly, token, cacheBytes);
     }
 
     static LocalMapping map(ContextImpl context, SegmentImpl segment, long attachId, SegmentDescriptor d,

@@ -1,0 +1,236 @@
+package io.softcmi.benchmarks.cluster;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.internal.cache.CacheStats;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Whole-cluster benchmark of cached imports (docs/cache.md, docs/benchmarks.md): two
+ * {@code cmid} on loopback; node 1 homes a 4 MiB segment and keeps a writable attach of it (so
+ * every acquire at node 2 invalidates every cached line: each read after {@code rmb} is a miss);
+ * this process imports it through node 2 and measures, in the same run:
+ * <ul>
+ *   <li>re-reading a cached 1 MiB working set with {@code getLong}, against the same loop over a
+ *       local {@code MemorySegment} (ns per 8-byte read);</li>
+ *   <li>a read miss (one line, timed alone, right after an {@code rmb}) against a raw polling TCP
+ *       ping-pong with a 72-byte request and a reply of 24 bytes plus one line;</li>
+ *   <li>writing back a dirty 1 MiB at {@code wmb} against a raw TCP stream of 1 MiB chunks;</li>
+ * </ul>
+ * and prints the process's cache counters. The line size is {@code -Dsoftcmi.cache.lineSize}.
+ *
+ * <pre>
+ * java -Dsoftcmi.cache.lineSize=1024 -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.CacheBenchmark [MISSES]
+ * </pre>
+ */
+public final class CacheBenchmark {
+    private static final int MIB = 1 << 20;
+
+    private CacheBenchmark() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args MISSES (default 5000)
+     * @throws Exception if the cluster cannot be set up
+     */
+    public static void main(String[] args) throws Exception {
+        int misses = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+        int line = Integer.getInteger("softcmi.cache.lineSize", 1024);
+        Path dir = Files.createTempDirectory("softcmi-cache-bench-");
+        List<Process> children = new ArrayList<>();
+        ExecutorService home = Executors.newSingleThreadExecutor();
+        ExecutorService remote = Executors.newSingleThreadExecutor();
+        try {
+            Path key = dir.resolve("cluster.key");
+            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            for (int n = 1; n <= 2; n++) {
+                children.add(ClusterBench.start(l -> l.startsWith("cmid:"), "io.softcmi.node.Cmid", "--dir",
+                    dir.resolve("n" + n).toString(), "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name",
+                    "cbench" + n, "--shm-dir", "/dev/shm/softcmi-cbench-" + ProcessHandle.current().pid() + "-" + n));
+            }
+            CmiContext a = home.submit(ClusterBench.context(dir.resolve("n1"))).get();
+            CmiContext b = remote.submit(ClusterBench.context(dir.resolve("n2"))).get();
+            byte[][] handles = home.submit(() -> {
+                CmiSegment s = a.segGet(4L * MIB, Set.of());
+                a.segAt(s, Set.of()); // a home-local writable attach: every acquire elsewhere invalidates all lines
+                RemoteSegmentHandle h = a.segExp(s, Set.of());
+                CmiToken t = a.tokNew(s, b.nodeAddress(), EnumSet.allOf(Access.class));
+                return new byte[][] {h.toBytes(), t.toBytes()};
+            }).get();
+            String report = remote.submit(() -> {
+                CmiSegment p = b.segImp(RemoteSegmentHandle.fromBytes(handles[0]));
+                b.segSetToken(p, CmiToken.fromBytes(handles[1]));
+                b.enable(true);
+                CmiMapping m = b.segAt(p, Set.of());
+                return measure(b, m, line, misses, children);
+            }).get();
+            System.out.println(report);
+            remote.submit(b::fini).get();
+            home.submit(a::fini).get();
+        } finally {
+            home.shutdownNow();
+            remote.shutdownNow();
+            for (Process c : children) {
+                c.destroy();
+                if (!c.waitFor(10, TimeUnit.SECONDS)) {
+                    c.destroyForcibly();
+                }
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static String measure(CmiContext ctx, CmiMapping m, int line, int misses, List<Process> children)
+            throws Exception {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%ncached imports, 2 daemons on loopback, line %d B%n", line));
+        // 1. Cached re-read of 1 MiB against local.
+        MemorySegment local = Arena.ofAuto().allocate(MIB, 8);
+        long t0 = System.nanoTime();
+        long sum = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            sum += m.getLong(off); // cold: the misses fill the cache
+        }
+        double coldMs = (System.nanoTime() - t0) / 1e6;
+        double cached = Double.MAX_VALUE;
+        double localNs = Double.MAX_VALUE;
+        for (int round = 0; round < 30; round++) {
+            t0 = System.nanoTime();
+            for (long off = 0; off < MIB; off += 8) {
+                sum += m.getLong(off);
+            }
+            cached = Math.min(cached, (System.nanoTime() - t0) / (MIB / 8.0));
+            t0 = System.nanoTime();
+            for (long off = 0; off < MIB; off += 8) {
+                sum += local.get(ValueLayout.JAVA_LONG, off);
+            }
+            localNs = Math.min(localNs, (System.nanoTime() - t0) / (MIB / 8.0));
+        }
+        out.append(String.format(Locale.ROOT, "first read of 1 MiB (misses, read-ahead): %.2f ms%n", coldMs));
+        out.append(String.format(Locale.ROOT, "re-read of cached 1 MiB: %.2f ns/getLong; local MemorySegment: %.2f ns; ratio %.1fx"
+            + " (best of 30 rounds)%n", cached, localNs, cached / localNs));
+        // 2. Read miss after rmb against a raw ping-pong carrying one line.
+        long[] raw = rawPingPong(misses, 72, 24 + line, children);
+        long[] miss = new long[misses];
+        for (int i = 0; i < misses + misses / 2; i++) {
+            ctx.rmb(); // invalidates the cached lines (the home holds a writable attach)
+            long off = (long) (i % 512) * line * 2 % (2L * MIB);
+            long s = System.nanoTime();
+            sum += m.getLong(off);
+            long t = System.nanoTime() - s;
+            if (i >= misses / 2) {
+                miss[i - misses / 2] = t;
+            }
+        }
+        Arrays.sort(miss);
+        out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B: p50 %.1f us, p99 %.1f us%n", 24 + line,
+            pct(raw, 50) / 1e3, pct(raw, 99) / 1e3));
+        out.append(String.format(Locale.ROOT, "read miss (one line after rmb): p50 %.1f us, p99 %.1f us; p50/raw %.2f%n",
+            pct(miss, 50) / 1e3, pct(miss, 99) / 1e3, (double) pct(miss, 50) / pct(raw, 50)));
+        // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
+        double stream = Math.max(rawStream(64, children), rawStream(64, children));
+        out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s%n", stream));
+        for (boolean everyByte : new boolean[] {true, false}) {
+            double best = 0;
+            for (int round = 1; round <= 20; round++) {
+                for (long off = 0; off < MIB; off += 8) {
+                    // every byte changes (alternating bit patterns), or only the low bytes of each word
+                    long v = everyByte ? ((round & 1) == 0 ? 0x5555555555555555L : 0xAAAAAAAAAAAAAAAAL) : round * 7919L + off;
+                    m.putLong(2L * MIB + off, v);
+                }
+                long s = System.nanoTime();
+                ctx.wmb();
+                best = Math.max(best, 1e9 / (System.nanoTime() - s));
+            }
+            out.append(String.format(Locale.ROOT, "write-back of dirty 1 MiB at wmb, %s: %.0f MiB/s (best of 20), %.0f%% of raw%n",
+                everyByte ? "every byte changed" : "low bytes of each word changed", best, 100 * best / stream));
+        }
+        out.append("cache counters: ").append(CacheStats.process()).append('\n');
+        out.append("(checksum ").append(sum).append(")\n");
+        return out.toString();
+    }
+
+    private static long pct(long[] sorted, int p) {
+        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
+    }
+
+    private static long[] rawPingPong(int ops, int request, int reply, List<Process> children) throws Exception {
+        int port = ClusterBench.port(children, "echo", Integer.toString(request), Integer.toString(reply));
+        try (SocketChannel ch = connect(port)) {
+            ByteBuffer req = ByteBuffer.allocateDirect(request);
+            ByteBuffer rep = ByteBuffer.allocateDirect(reply);
+            long[] t = new long[ops];
+            for (int i = 0; i < ops + ops / 2; i++) {
+                long s = System.nanoTime();
+                req.clear();
+                while (req.hasRemaining()) {
+                    ch.write(req);
+                }
+                rep.clear();
+                RawTcpPeer.poll(ch, rep);
+                if (i >= ops / 2) {
+                    t[i - ops / 2] = System.nanoTime() - s;
+                }
+            }
+            Arrays.sort(t);
+            return t;
+        }
+    }
+
+    private static double rawStream(int chunks, List<Process> children) throws Exception {
+        int port = ClusterBench.port(children, "sink", Integer.toString(MIB));
+        try (SocketChannel ch = connect(port)) {
+            ch.configureBlocking(true);
+            ByteBuffer chunk = ByteBuffer.allocateDirect(MIB);
+            ByteBuffer ack = ByteBuffer.allocateDirect(1);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < chunks; i++) {
+                chunk.clear();
+                while (chunk.hasRemaining()) {
+                    ch.write(chunk);
+                }
+                ack.clear();
+                while (ack.hasRemaining()) {
+                    ch.read(ack);
+                }
+            }
+            return chunks * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
+        }
+    }
+
+    private static SocketChannel connect(int port) throws java.io.IOException {
+        SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ch.configureBlocking(false);
+        return ch;
+    }
+}

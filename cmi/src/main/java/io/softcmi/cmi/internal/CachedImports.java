@@ -1,0 +1,56 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.internal.cache.ContextCache;
+import io.softcmi.cmi.internal.cache.LineFault;
+
+/**
+ * The barriers' work on a context's cached imports ({@code docs/cache.md}), and the knobs:
+ * {@code softcmi.cache.lineSize} (bytes, a power of two; the {@code cache_line_sz} of cached
+ * imports) and {@code softcmi.cache.off} (every import synchronous, as write-through ones).
+ */
+final class CachedImports {
+    /** Line size of cached imports. */
+    static final int LINE_SIZE = Integer.getInteger("softcmi.cache.lineSize", 1024);
+    /** Whether imports without WRITE_THROUGH are cached. */
+    static final boolean ENABLED = !Boolean.getBoolean("softcmi.cache.off");
+
+    private CachedImports() {
+    }
+
+    /** A release over every cached import ({@code wmb}, {@code mb}, {@code atm_cas}). @throws CmiException STORE */
+    static void release(ContextCache c) {
+        if (c.active()) {
+            try {
+                c.releaseAll();
+            } catch (LineFault f) {
+                throw storeError(f);
+            }
+        }
+    }
+
+    /** {@code flush_fb}/{@code close_fb}: a release of the calling thread's stores. @throws CmiException STORE */
+    static void releaseThread(ContextCache c) {
+        if (c.active()) {
+            try {
+                c.releaseThread(Thread.currentThread());
+            } catch (LineFault f) {
+                throw storeError(f);
+            }
+        }
+    }
+
+    /** An acquire over every cached import ({@code rmb}, {@code mb}, {@code atm_cas}). */
+    static void acquire(ContextCache c) {
+        if (c.active()) {
+            c.acquireAll();
+        }
+    }
+
+    /** @return the {@code CMI_ERR_STORE} a failed synchronous write-back raises */
+    static CmiException storeError(LineFault f) {
+        return Errors.fail(CmiError.STORE, "stores could not be written back to the home node (status " + f.status
+            + ", line at offset " + f.offset + ")");
+    }
+}

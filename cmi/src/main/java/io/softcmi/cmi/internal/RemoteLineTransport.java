@@ -1,0 +1,71 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.internal.cache.LineTransport;
+import io.softcmi.wire.DataProtocol;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A {@link LineTransport} over the context's data connection to the segment's home: FILL, DIFF
+ * and ACQUIRE requests with the attach's current token and the context's cache id. Requests of
+ * one context to one home share one pipelined connection, so they reach the home in the order
+ * they were started (a fill sent after a diff sees it).
+ */
+final class RemoteLineTransport implements LineTransport {
+    private final RemoteMapping mapping;
+    private final long cacheId;
+
+    RemoteLineTransport(RemoteMapping mapping, long cacheId) {
+        this.mapping = mapping;
+        this.cacheId = cacheId;
+    }
+
+    /** A request on a connection. */
+    private record OnWire(RemoteConnection connection, RemoteConnection.Call call, long deadline) implements Pending {
+        @Override
+        public int await() {
+            connection.await(call, deadline);
+            return call.status;
+        }
+
+        @Override public long value() { return call.value; }
+        @Override public int received() { return call.received; }
+        @Override public boolean done() { return call.done; }
+    }
+
+    /** A request refused before it was sent. */
+    private record Refused(int status) implements Pending {
+        @Override public int await() { return status; }
+        @Override public long value() { return 0; }
+        @Override public int received() { return 0; }
+        @Override public boolean done() { return true; }
+    }
+
+    private Pending start(byte op, long offset, long a, MemorySegment payload, MemorySegment dst, int dstLength,
+            boolean upTo) {
+        TokenImpl t = mapping.token();
+        if (t == null) {
+            return new Refused(AccessStatus.toWire(CmiAccessError.TOKEN));
+        }
+        long deadline = mapping.context.remoteDeadline();
+        RemoteConnection c = mapping.context.connection(mapping.home, mapping.segment.id(), offset);
+        return new OnWire(c, c.start(op, mapping.homeSegmentId, t, offset, a, cacheId, payload, dst, dstLength, upTo,
+            deadline), deadline);
+    }
+
+    @Override
+    public Pending fill(long offset, byte[] dst, int dstOffset, int length) {
+        return start(DataProtocol.OP_FILL, offset, length, null, MemorySegment.ofArray(dst).asSlice(dstOffset, length),
+            length, false);
+    }
+
+    @Override
+    public Pending diff(byte[] runs, int length) {
+        return start(DataProtocol.OP_DIFF, 0, 0, MemorySegment.ofArray(runs).asSlice(0, length), null, 0, false);
+    }
+
+    @Override
+    public Pending acquire(long sinceEpoch, byte[] dst) {
+        return start(DataProtocol.OP_ACQUIRE, 0, sinceEpoch, null, MemorySegment.ofArray(dst), dst.length, true);
+    }
+}

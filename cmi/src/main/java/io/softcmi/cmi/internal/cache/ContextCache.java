@@ -1,0 +1,171 @@
+package io.softcmi.cmi.internal.cache;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A context's caches of imported segments, shared by all its threads, and the barriers over
+ * them ({@code docs/cache.md}): releases write dirty lines back and wait for the homes'
+ * acknowledgements, acquires drop lines others wrote. Requests to several homes and segments
+ * are all sent before any is awaited.
+ *
+ * <p>A background thread bounds how long a store stays invisible without a barrier: every
+ * {@link #WRITE_BACK_PERIOD_MS} it writes back dirty lines (a failure raises a store-failure
+ * event through the segment's callback) and every {@link #REFRESH_PERIOD_MS} it runs an acquire
+ * on every cache that holds lines, so even a loop that never calls a barrier sees other nodes'
+ * stores within about {@code WRITE_BACK_PERIOD_MS + REFRESH_PERIOD_MS} plus two round trips.
+ */
+public final class ContextCache implements AutoCloseable {
+    /** Background write-back period (ms), property {@code softcmi.cache.writeBackMs}. */
+    public static final long WRITE_BACK_PERIOD_MS = Long.getLong("softcmi.cache.writeBackMs", 2);
+    /** Background acquire period (ms), property {@code softcmi.cache.refreshMs}. */
+    public static final long REFRESH_PERIOD_MS = Long.getLong("softcmi.cache.refreshMs", 10);
+
+    private final long cacheId;
+    private final CacheStats stats = CacheStats.process();
+    private final CopyOnWriteArrayList<SegmentCache> caches = new CopyOnWriteArrayList<>();
+    private final String name;
+    private Thread background;
+    private volatile boolean closed;
+
+    /** @param name for the background thread's name */
+    public ContextCache(String name) {
+        long id;
+        do {
+            id = ThreadLocalRandom.current().nextLong();
+        } while (id == 0);
+        this.cacheId = id;
+        this.name = name;
+    }
+
+    /** @return this context's cache id at the homes' directories (never 0) */
+    public long cacheId() {
+        return cacheId;
+    }
+
+    /** @return the counters (process-wide) */
+    public CacheStats stats() {
+        return stats;
+    }
+
+    /** @return whether any import is cached (barriers have network work only then) */
+    public boolean active() {
+        return !caches.isEmpty();
+    }
+
+    /** @return bytes the caches hold (lines and twins) */
+    public long memoryBytes() {
+        long n = 0;
+        for (SegmentCache c : caches) {
+            n += c.memoryBytes();
+        }
+        return n;
+    }
+
+    /** Registers a new segment cache; starts the background thread with the first. */
+    public synchronized void add(SegmentCache c) {
+        caches.add(c);
+        if (background == null && !closed) {
+            background = Thread.ofPlatform().daemon().name("softcmi-cache-" + name).start(this::run);
+        }
+    }
+
+    /** A detach: writes the segment's lines back and forgets it. */
+    public void remove(SegmentCache c) {
+        caches.remove(c);
+        c.close();
+    }
+
+    /**
+     * {@code wmb}, the release half of {@code mb} and {@code atm_cas}: writes back every dirty
+     * line of the context and waits for the acknowledgements.
+     *
+     * @throws LineFault (write-back) if a home refused or could not be reached
+     */
+    public void releaseAll() {
+        List<SegmentCache.Flight> all = new ArrayList<>();
+        for (SegmentCache c : caches) {
+            all.addAll(c.startReleaseAll());
+        }
+        check(all);
+    }
+
+    /** {@code flush_fb}/{@code close_fb}: the lines {@code thread} stored to. @throws LineFault as for releaseAll */
+    public void releaseThread(Thread thread) {
+        List<SegmentCache.Flight> all = new ArrayList<>();
+        for (SegmentCache c : caches) {
+            all.addAll(c.startReleaseThread(thread));
+        }
+        check(all);
+    }
+
+    private static void check(List<SegmentCache.Flight> all) {
+        if (all.isEmpty()) {
+            return;
+        }
+        SegmentCache.Outcome o = SegmentCache.finish(all);
+        if (o.status() != 0) {
+            throw new LineFault(o.status(), o.failedOffsets().length > 0 ? o.failedOffsets()[0] : 0, true);
+        }
+    }
+
+    /** {@code rmb}, the acquire half of {@code mb} and {@code atm_cas}. */
+    public void acquireAll() {
+        List<SegmentCache> order = new ArrayList<>(caches);
+        List<SegmentCache.AcquireFlight> flights = new ArrayList<>();
+        for (SegmentCache c : order) {
+            flights.add(c.startAcquire());
+        }
+        for (int i = 0; i < order.size(); i++) {
+            order.get(i).finishAcquire(flights.get(i));
+        }
+    }
+
+    private void run() {
+        long lastRefresh = System.nanoTime();
+        while (!closed) {
+            LockSupport.parkNanos(WRITE_BACK_PERIOD_MS * 1_000_000);
+            for (SegmentCache c : caches) {
+                try {
+                    List<SegmentCache.Flight> f = c.startReleaseAll();
+                    if (!f.isEmpty()) {
+                        stats.backgroundWriteBacks.increment();
+                        SegmentCache.Outcome o = SegmentCache.finish(f);
+                        if (o.status() != 0) {
+                            c.reportLost(o.failedOffsets());
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    // A miss-free write-back cannot fault; a detached mapping's cache just went away.
+                }
+            }
+            if (System.nanoTime() - lastRefresh >= REFRESH_PERIOD_MS * 1_000_000) {
+                lastRefresh = System.nanoTime();
+                try {
+                    acquireAll();
+                } catch (RuntimeException e) {
+                    // An acquire that fails drops the lines instead; nothing to report.
+                }
+            }
+        }
+    }
+
+    /** Ends the background thread and writes every cache back (failures become store-failure events). */
+    @Override
+    public void close() {
+        closed = true;
+        Thread t;
+        synchronized (this) {
+            t = background;
+        }
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+        for (SegmentCache c : caches) {
+            remove(c);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.softcmi.cmi.internal.cache;
+
+/**
+ * How a {@link SegmentCache} talks to the home of its segment: the three coherent-cache requests
+ * of the data protocol ({@code DataProtocol.OP_FILL}, {@code OP_DIFF}, {@code OP_ACQUIRE}).
+ * Each call sends its request and returns at once, so a cache keeps several in flight; requests
+ * of one transport reach the home in the order they were started. A fake implementation tests
+ * the cache without a network.
+ */
+public interface LineTransport {
+    /** A request in flight. */
+    interface Pending {
+        /**
+         * Waits for the reply.
+         *
+         * @return 0, an access error's wire code, or a negative value for a network failure or timeout
+         */
+        int await();
+
+        /** @return the reply's value: ACQUIRE the home's epoch; FILL {@code epoch << 1 | (token grants WRITE ? 1 : 0)} */
+        long value();
+
+        /** @return payload bytes received (ACQUIRE) */
+        int received();
+
+        /** @return whether the reply has come (or the request failed) */
+        boolean done();
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code offset} into {@code dst} and registers this cache as a reader.
+     *
+     * @return the request
+     */
+    Pending fill(long offset, byte[] dst, int dstOffset, int length);
+
+    /**
+     * Applies the runs {@code long offset | int length | bytes} (little-endian headers) in
+     * {@code runs[0, length)} at the home; acknowledged after they are applied.
+     *
+     * @return the request
+     */
+    Pending diff(byte[] runs, int length);
+
+    /**
+     * Asks for the ranges others wrote since {@code sinceEpoch}: pairs {@code long start | long end}
+     * (little-endian) into {@code dst}.
+     *
+     * @return the request
+     */
+    Pending acquire(long sinceEpoch, byte[] dst);
+}

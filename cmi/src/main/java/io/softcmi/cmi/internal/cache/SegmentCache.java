@@ -1,0 +1,646 @@
+package io.softcmi.cmi.internal.cache;
+
+import io.softcmi.wire.DataProtocol;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The cache of one imported segment in one context ({@code docs/cache.md}): a table of lines of
+ * {@code lineSize} bytes, filled from the home on a miss (sequential misses read ahead up to
+ * {@link #MAX_READ_AHEAD} lines in one request), written in place by stores, with a twin kept at
+ * a line's first store so a write-back sends only the bytes that changed (byte-diff runs: two
+ * nodes writing different bytes of one line both survive). At most {@code capacity} lines are
+ * resident; eviction (oldest fill first) writes a dirty line back before dropping it.
+ *
+ * <p>Release consistency with self-invalidation: a release ({@link #startReleaseAll},
+ * {@link #startReleaseThread}, {@link #startReleaseRange}) sends the dirty lines' diffs; an
+ * acquire ({@link #startAcquire}) asks the home which bytes someone else wrote since this cache's
+ * last epoch and drops those lines (writing back any stores they hold first), keeping lines that
+ * only this cache writes or that nobody writes.
+ *
+ * <p>Threads: loads that hit read the line without a lock (the table slot is read with acquire
+ * semantics, lines are replaced, never refilled in place); stores, misses, write-backs and
+ * invalidations hold the cache's lock. A miss holds it for its round trip, so concurrent misses
+ * of one segment are serialized (a limit, see the docs).
+ */
+public final class SegmentCache {
+    /** Segments with more lines than this are not cached (the table is one array). */
+    public static final long MAX_LINES = 1L << 24;
+    /** Most lines one miss reads (sequential misses double the read-ahead up to this). */
+    public static final int MAX_READ_AHEAD = 32;
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
+    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private final long size;
+    private final int lineSize;
+    private final int shift;
+    private final long lineCount;
+    private final LineTransport transport;
+    private final CacheStats stats;
+    private final Consumer<long[]> lostStores;
+    private final Line[] lines;
+    private final ReentrantLock lock = new ReentrantLock();
+    // Guarded by lock.
+    private final LinkedHashSet<Long> order = new LinkedHashSet<>();
+    private final TreeSet<Long> dirty = new TreeSet<>();
+    private final HashMap<Thread, Set<Long>> threadLines = new HashMap<>();
+    /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
+    private final List<Flight> inFlight = new ArrayList<>();
+    private volatile int inFlightCount;
+    private int resident;
+    private long epoch = -1;
+    private long lastMiss = -2;
+    private int readAhead = 1;
+    private volatile long capacityLines;
+    private volatile int dirtyLines;
+    private volatile int residentLines;
+
+    /** One cached line: its bytes and, once stored to, its twin (or {@link #whole} when written without a fill). */
+    static final class Line {
+        final byte[] data;
+        /** Filled with a token that grants WRITE; stores to other lines go to the home, which refuses them. */
+        final boolean writable;
+        byte[] twin;
+        boolean whole;
+
+        Line(byte[] data, boolean writable) {
+            this.data = data;
+            this.writable = writable;
+        }
+
+        boolean dirty() {
+            return twin != null || whole;
+        }
+    }
+
+    /** Diffs in flight and the lines they carry. */
+    public record Flight(LineTransport.Pending pending, long[] lineOffsets) {
+    }
+
+    /** An acquire in flight. */
+    public record AcquireFlight(LineTransport.Pending pending, byte[] ranges) {
+    }
+
+    /**
+     * A cache for a segment.
+     *
+     * @param size the segment's size
+     * @param lineSize a power of two, at most {@link DataProtocol#MAX_DIFF_PAYLOAD} / 2
+     * @param capacityBytes bound on resident lines ({@code CMI_CTL_CACHE_RSEG_SET}); at least one line
+     * @param lostStores told the offsets of lines whose background write-back failed
+     */
+    public SegmentCache(long size, int lineSize, long capacityBytes, LineTransport transport, CacheStats stats,
+            Consumer<long[]> lostStores) {
+        if (Integer.bitCount(lineSize) != 1 || lineSize > DataProtocol.MAX_DIFF_PAYLOAD / 2 || !cacheable(size, lineSize)) {
+            throw new IllegalArgumentException("cannot cache " + size + " bytes in lines of " + lineSize);
+        }
+        this.size = size;
+        this.lineSize = lineSize;
+        this.shift = Integer.numberOfTrailingZeros(lineSize);
+        this.lineCount = (size + lineSize - 1) >>> shift;
+        this.transport = transport;
+        this.stats = stats;
+        this.lostStores = lostStores;
+        this.lines = new Line[(int) lineCount];
+        setCapacity(capacityBytes);
+    }
+
+    /** @return whether a segment of this size can be cached in lines of this size */
+    public static boolean cacheable(long size, int lineSize) {
+        return size > 0 && (size + lineSize - 1) / lineSize <= MAX_LINES;
+    }
+
+    /** {@code CMI_CTL_CACHE_RSEG_SET}: bounds the resident lines (applied at the next miss). */
+    public void setCapacity(long bytes) {
+        capacityLines = Math.max(1, bytes / lineSize);
+    }
+
+    /** @return the line size */
+    public int lineSize() {
+        return lineSize;
+    }
+
+    /** @return bytes held: resident lines and their twins */
+    public long memoryBytes() {
+        return ((long) residentLines + dirtyLines) * lineSize;
+    }
+
+    /** @return dirty lines now */
+    public int dirtyLines() {
+        return dirtyLines;
+    }
+
+    /** @return resident lines now */
+    public int residentLines() {
+        return residentLines;
+    }
+
+    // ---- loads and stores ----
+
+    /**
+     * Loads 1, 2, 4 or 8 bytes (native order).
+     *
+     * @throws LineFault if a miss failed
+     */
+    public long load(long off, int width) {
+        int at = (int) off & (lineSize - 1);
+        if (at + width > lineSize) {
+            byte[] tmp = new byte[8];
+            for (int i = 0; i < width; i++) {
+                tmp[i] = (byte) load(off + i, 1);
+            }
+            return get(tmp, 0, width);
+        }
+        Line l = (Line) SLOT.getAcquire(lines, (int) (off >>> shift));
+        if (l == null) {
+            l = miss(off >>> shift);
+        }
+        return get(l.data, at, width);
+    }
+
+    /**
+     * Stores the low {@code width} bytes of {@code bits} (native order) in the cached line.
+     *
+     * @param trackThread record the line for the calling thread's flush epoch
+     * @throws LineFault if the line's miss failed
+     */
+    public void store(long off, int width, long bits, boolean trackThread) {
+        int at = (int) off & (lineSize - 1);
+        if (at + width > lineSize) {
+            byte[] tmp = new byte[8];
+            put(tmp, 0, width, bits);
+            for (int i = 0; i < width; i++) {
+                store(off + i, 1, tmp[i], trackThread);
+            }
+            return;
+        }
+        long idx = off >>> shift;
+        lock.lock();
+        try {
+            Line l = lines[(int) idx];
+            if (l == null) {
+                l = fillLocked(idx);
+            }
+            markDirty(idx, l, trackThread);
+            put(l.data, at, width, bits);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Copies {@code dst.byteSize()} bytes at {@code off} into {@code dst}. @throws LineFault if a miss failed */
+    public void read(long off, MemorySegment dst) {
+        long len = dst.byteSize();
+        for (long done = 0; done < len; ) {
+            long o = off + done;
+            int at = (int) o & (lineSize - 1);
+            int n = (int) Math.min(lineSize - at, len - done);
+            Line l = (Line) SLOT.getAcquire(lines, (int) (o >>> shift));
+            if (l == null) {
+                l = miss(o >>> shift);
+            }
+            MemorySegment.copy(MemorySegment.ofArray(l.data), at, dst, done, n);
+            done += n;
+        }
+    }
+
+    /**
+     * Copies {@code src} into the cache at {@code off}; a line written whole needs no fill.
+     *
+     * @throws LineFault if a miss failed
+     */
+    public void write(long off, MemorySegment src, boolean trackThread) {
+        long len = src.byteSize();
+        lock.lock();
+        try {
+            for (long done = 0; done < len; ) {
+                long o = off + done;
+                long idx = o >>> shift;
+                int at = (int) o & (lineSize - 1);
+                int n = (int) Math.min(lineSize - at, len - done);
+                Line l = lines[(int) idx];
+                if (l == null && at == 0 && n == validLength(idx)) {
+                    makeRoom();
+                    l = new Line(new byte[lineSize], true);
+                    l.whole = true;
+                    dirty.add(idx);
+                    dirtyLines = dirty.size();
+                    install(idx, l);
+                } else if (l == null) {
+                    l = fillLocked(idx);
+                }
+                markDirty(idx, l, trackThread);
+                MemorySegment.copy(src, done, MemorySegment.ofArray(l.data), at, n);
+                done += n;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void markDirty(long idx, Line l, boolean trackThread) {
+        if (!l.writable) {
+            throw new LineFault(DataProtocol.STATUS_PERM, idx << shift, false);
+        }
+        if (!l.dirty()) {
+            l.twin = l.data.clone();
+            dirty.add(idx);
+            dirtyLines = dirty.size();
+        }
+        if (trackThread) {
+            threadLines.computeIfAbsent(Thread.currentThread(), t -> new HashSet<>()).add(idx);
+        }
+    }
+
+    static long get(byte[] d, int at, int width) {
+        return switch (width) {
+            case 1 -> d[at];
+            case 2 -> (short) SHORT.get(d, at);
+            case 4 -> (int) INT.get(d, at);
+            default -> (long) LONG.get(d, at);
+        };
+    }
+
+    static void put(byte[] d, int at, int width, long bits) {
+        switch (width) {
+            case 1 -> d[at] = (byte) bits;
+            case 2 -> SHORT.set(d, at, (short) bits);
+            case 4 -> INT.set(d, at, (int) bits);
+            default -> LONG.set(d, at, bits);
+        }
+    }
+
+    // ---- misses and eviction ----
+
+    private Line miss(long idx) {
+        lock.lock();
+        try {
+            Line l = lines[(int) idx];
+            return l != null ? l : fillLocked(idx);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int validLength(long idx) {
+        return (int) Math.min(lineSize, size - (idx << shift));
+    }
+
+    /** Fills line {@code idx} and, for sequential misses, the absent lines after it. Holds the lock. */
+    private Line fillLocked(long idx) {
+        readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, MAX_READ_AHEAD) : 1;
+        long limit = Math.min(Math.min(readAhead, capacityLines), lineCount - idx);
+        int n = 1;
+        while (n < limit && lines[(int) (idx + n)] == null) {
+            n++;
+        }
+        lastMiss = idx + n - 1;
+        long start = idx << shift;
+        int len = (int) Math.min((long) n * lineSize, size - start);
+        byte[] buf = new byte[len];
+        LineTransport.Pending p = transport.fill(start, buf, 0, len);
+        int status = p.await();
+        stats.misses.increment();
+        stats.fills.increment();
+        stats.fillBytes.add(len);
+        if (status != 0) {
+            throw new LineFault(status, start, false);
+        }
+        if (epoch < 0) {
+            epoch = p.value() >>> 1; // nothing was cached before: the fill saw every write up to this epoch
+        }
+        boolean writable = (p.value() & 1) != 0;
+        Line first = null;
+        for (int i = 0; i < n; i++) {
+            makeRoom();
+            byte[] d = new byte[lineSize];
+            int from = i * lineSize;
+            System.arraycopy(buf, from, d, 0, Math.min(lineSize, len - from));
+            Line l = new Line(d, writable);
+            install(idx + i, l);
+            if (first == null) {
+                first = l;
+            }
+        }
+        return first;
+    }
+
+    private void install(long idx, Line l) {
+        SLOT.setRelease(lines, (int) idx, l);
+        order.add(idx);
+        resident++;
+        residentLines = resident;
+    }
+
+    /** Evicts the oldest lines until one more fits, writing dirty ones back first. Holds the lock. */
+    private void makeRoom() {
+        while (resident >= capacityLines && !order.isEmpty()) {
+            long victim = order.iterator().next();
+            drop(List.of(victim));
+            stats.evictions.increment();
+        }
+    }
+
+    /** Drops lines, writing back (and waiting for) those that hold stores. Holds the lock. */
+    private void drop(Collection<Long> victims) {
+        List<Long> dirtyVictims = new ArrayList<>();
+        for (long v : victims) {
+            Line l = lines[(int) v];
+            if (l != null && l.dirty()) {
+                dirtyVictims.add(v);
+            }
+        }
+        if (!dirtyVictims.isEmpty()) {
+            Outcome o = finish(send(dirtyVictims));
+            if (o.status != 0) {
+                lostStores.accept(o.failedOffsets);
+            }
+        }
+        for (long v : victims) {
+            if (lines[(int) v] != null) {
+                SLOT.setRelease(lines, (int) v, null);
+                order.remove(v);
+                resident--;
+            }
+        }
+        residentLines = resident;
+        if (resident == 0) {
+            epoch = -1; // nothing cached: the next fill starts a fresh epoch
+        }
+    }
+
+    // ---- release ----
+
+    /** A release of every dirty line: sends the diffs; {@link #finish} waits for them. */
+    public List<Flight> startReleaseAll() {
+        if (dirtyLines == 0 && inFlightCount == 0) {
+            return List.of();
+        }
+        lock.lock();
+        try {
+            return pending(send(new ArrayList<>(dirty)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Every write-back still unacknowledged, including those another thread (or the background
+     * writer) started: a release is complete only when they are, since the lines they carry
+     * already count as clean. Holds the lock.
+     */
+    private List<Flight> pending(List<Flight> sent) {
+        inFlight.removeIf(f -> f.pending().done());
+        inFlightCount = inFlight.size();
+        List<Flight> all = new ArrayList<>(sent);
+        for (Flight f : inFlight) {
+            if (!sent.contains(f)) {
+                all.add(f);
+            }
+        }
+        return all;
+    }
+
+    /** {@code flush_fb}/{@code close_fb}: a release of the lines {@code thread} stored to since its last one. */
+    public List<Flight> startReleaseThread(Thread thread) {
+        lock.lock();
+        try {
+            Set<Long> mine = threadLines.remove(thread);
+            if (mine == null) {
+                return List.of();
+            }
+            TreeSet<Long> sorted = new TreeSet<>(mine);
+            sorted.retainAll(dirty);
+            return pending(send(sorted));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@code cflush}: a release of the dirty lines holding {@code [off, off + len)}. */
+    public List<Flight> startReleaseRange(long off, long len) {
+        if (dirtyLines == 0 && inFlightCount == 0 || len <= 0) {
+            return List.of();
+        }
+        lock.lock();
+        try {
+            return pending(send(new ArrayList<>(dirty.subSet(off >>> shift, true, (off + len - 1) >>> shift, true))));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Builds and sends the diffs of dirty lines; they count as clean from here on. Holds the lock. */
+    private List<Flight> send(Collection<Long> idxs) {
+        DiffBuilder b = new DiffBuilder();
+        for (long idx : idxs) {
+            Line l = lines[(int) idx];
+            if (l != null && l.dirty()) {
+                b.addLine(idx, l);
+                stats.writeBackLines.increment();
+            }
+            dirty.remove(idx);
+        }
+        dirtyLines = dirty.size();
+        b.flush();
+        inFlight.addAll(b.flights);
+        inFlightCount = inFlight.size();
+        return b.flights;
+    }
+
+    /** What a set of flights came to. */
+    public record Outcome(int status, long[] failedOffsets) {
+    }
+
+    /** Waits for every flight. @return 0, or the first failure's status with the offsets of every line lost */
+    public static Outcome finish(List<Flight> flights) {
+        int status = 0;
+        List<Long> failed = new ArrayList<>();
+        for (Flight f : flights) {
+            int s = f.pending().await();
+            if (s != 0) {
+                if (status == 0) {
+                    status = s;
+                }
+                for (long o : f.lineOffsets()) {
+                    failed.add(o);
+                }
+            }
+        }
+        return new Outcome(status, failed.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** Diff runs packed into requests of at most {@link DataProtocol#MAX_DIFF_PAYLOAD} bytes. */
+    private final class DiffBuilder {
+        final List<Flight> flights = new ArrayList<>();
+        byte[] buf = new byte[DataProtocol.MAX_DIFF_PAYLOAD];
+        ByteBuffer bb = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
+        int pos;
+        List<Long> lineOffsets = new ArrayList<>();
+
+        void addLine(long idx, Line l) {
+            int valid = validLength(idx);
+            long base = idx << shift;
+            lineOffsets.add(base);
+            if (l.whole) {
+                addRun(base, l.data, 0, valid);
+            } else {
+                byte[] d = l.data;
+                byte[] t = l.twin;
+                int i = 0;
+                while (i < valid) {
+                    int m = Arrays.mismatch(d, i, valid, t, i, valid);
+                    if (m < 0) {
+                        break;
+                    }
+                    // A run holds only changed bytes: sending an unchanged byte would overwrite what
+                    // another node wrote there (false sharing must keep both nodes' bytes).
+                    int s = i + m;
+                    int e = s + 1;
+                    while (e < valid && d[e] != t[e]) {
+                        e++;
+                    }
+                    addRun(base + s, d, s, e - s);
+                    i = e;
+                }
+            }
+            l.twin = null;
+            l.whole = false;
+        }
+
+        void addRun(long off, byte[] src, int from, int len) {
+            while (len > 0) {
+                if (pos + DataProtocol.DIFF_RUN_HEADER >= buf.length) {
+                    flush();
+                }
+                int n = Math.min(len, buf.length - pos - DataProtocol.DIFF_RUN_HEADER);
+                bb.putLong(pos, off).putInt(pos + 8, n);
+                System.arraycopy(src, from, buf, pos + DataProtocol.DIFF_RUN_HEADER, n);
+                pos += DataProtocol.DIFF_RUN_HEADER + n;
+                off += n;
+                from += n;
+                len -= n;
+            }
+        }
+
+        void flush() {
+            if (pos == 0) {
+                return;
+            }
+            flights.add(new Flight(transport.diff(buf, pos), lineOffsets.stream().mapToLong(Long::longValue).toArray()));
+            stats.diffs.increment();
+            stats.diffBytes.add(pos);
+            buf = new byte[DataProtocol.MAX_DIFF_PAYLOAD];
+            bb = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
+            pos = 0;
+            lineOffsets = new ArrayList<>();
+        }
+    }
+
+    // ---- acquire ----
+
+    /** An acquire: asks the home what others wrote since this cache's epoch. @return the flight, or null if nothing is cached */
+    public AcquireFlight startAcquire() {
+        long since;
+        lock.lock();
+        try {
+            if (resident == 0) {
+                return null;
+            }
+            since = epoch;
+        } finally {
+            lock.unlock();
+        }
+        byte[] ranges = new byte[DataProtocol.MAX_ACQUIRE_RANGES * 16];
+        return new AcquireFlight(transport.acquire(Math.max(0, since), ranges), ranges);
+    }
+
+    /** Waits for an acquire and drops the lines others wrote; on failure drops every line. */
+    public void finishAcquire(AcquireFlight f) {
+        if (f == null) {
+            return;
+        }
+        int status = f.pending().await();
+        stats.acquires.increment();
+        lock.lock();
+        try {
+            List<Long> victims = new ArrayList<>();
+            if (status != 0) {
+                victims.addAll(order);
+            } else {
+                ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
+                while (bb.remaining() >= 16) {
+                    long s = bb.getLong();
+                    long e = Math.min(bb.getLong(), size);
+                    if (e <= s) {
+                        continue;
+                    }
+                    long first = s >>> shift;
+                    long last = (e - 1) >>> shift;
+                    if (last - first + 1 > 2L * resident) {
+                        for (long idx : order) {
+                            if (idx >= first && idx <= last) {
+                                victims.add(idx);
+                            }
+                        }
+                    } else {
+                        for (long idx = first; idx <= last; idx++) {
+                            if (lines[(int) idx] != null) {
+                                victims.add(idx);
+                            }
+                        }
+                    }
+                }
+                epoch = Math.max(epoch, f.pending().value());
+            }
+            if (!victims.isEmpty()) {
+                stats.invalidations.add(victims.size());
+                drop(victims);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A new token ({@code CMI_SEG_TOKEN}): lines filled under the old one are written back and dropped. */
+    public void tokenChanged() {
+        lock.lock();
+        try {
+            drop(new ArrayList<>(order));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Hands the offsets of lines whose write-back failed to the owner (a store-failure event). */
+    void reportLost(long[] offsets) {
+        lostStores.accept(offsets);
+    }
+
+    /** Detach: writes everything back (failures go to {@code lostStores}) and empties the cache. */
+    public void close() {
+        lock.lock();
+        try {
+            drop(new ArrayList<>(order));
+            threadLines.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.softcmi.cmi.internal.cache;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A home in memory for cache tests: the segment's bytes and a write log numbered by epoch, as
+ * the node's CoherenceDirectory keeps it. Each {@link #transport} is one cache's connection.
+ */
+final class FakeHome {
+    final byte[] memory;
+    private long epoch;
+    private final List<long[]> log = new ArrayList<>();
+    int fills;
+    int diffs;
+    int acquires;
+    /** When set, every request fails with this status. */
+    volatile int failWith;
+    /** When set, every DIFF fails with this status. */
+    volatile int failDiffsWith;
+
+    FakeHome(int size) {
+        memory = new byte[size];
+    }
+
+    record Done(int status, long value, int received) implements LineTransport.Pending {
+        @Override public int await() { return status; }
+        @Override public boolean done() { return true; }
+    }
+
+    synchronized void localWrite(long offset, byte value) {
+        memory[(int) offset] = value;
+        log.add(new long[] {++epoch, 0, offset, offset + 1});
+    }
+
+    LineTransport transport(long cacheId) {
+        return new LineTransport() {
+            @Override
+            public Pending fill(long offset, byte[] dst, int dstOffset, int length) {
+                synchronized (FakeHome.this) {
+                    fills++;
+                    if (failWith != 0) {
+                        return new Done(failWith, 0, 0);
+                    }
+                    System.arraycopy(memory, (int) offset, dst, dstOffset, length);
+                    return new Done(0, epoch << 1 | 1, 0);
+                }
+            }
+
+            @Override
+            public Pending diff(byte[] runs, int length) {
+                synchronized (FakeHome.this) {
+                    diffs++;
+                    if (failWith != 0 || failDiffsWith != 0) {
+                        return new Done(failWith != 0 ? failWith : failDiffsWith, 0, 0);
+                    }
+                    ByteBuffer b = ByteBuffer.wrap(runs, 0, length).order(ByteOrder.LITTLE_ENDIAN);
+                    while (b.hasRemaining()) {
+                        long off = b.getLong();
+                        int len = b.getInt();
+                        b.get(memory, (int) off, len);
+                        log.add(new long[] {++epoch, cacheId, off, off + len});
+                    }
+                    return new Done(0, 0, 0);
+                }
+            }
+
+            @Override
+            public Pending acquire(long sinceEpoch, byte[] dst) {
+                synchronized (FakeHome.this) {
+                    acquires++;
+                    if (failWith != 0) {
+                        return new Done(failWith, 0, 0);
+                    }
+                    ByteBuffer b = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);
+                    for (long[] e : log) {
+                        if (e[0] > sinceEpoch && e[1] != cacheId && b.remaining() >= 16) {
+                            b.putLong(e[2]).putLong(e[3]);
+                        }
+                    }
+                    return new Done(0, epoch, b.position());
+                }
+            }
+        };
+    }
+}

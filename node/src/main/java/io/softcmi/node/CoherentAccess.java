@@ -1,0 +1,150 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.internal.AccessStatus;
+import io.softcmi.wire.DataProtocol;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * The home's side of the coherent-cache requests of one data connection ({@code docs/cache.md}):
+ * {@link DataProtocol#OP_FILL} registration, {@link DataProtocol#OP_DIFF} (apply byte runs, then
+ * log them as written by the sender's cache) and {@link DataProtocol#OP_ACQUIRE} (the ranges
+ * others wrote since the sender's epoch). Called by the connection's {@link DataIoLoop} only.
+ */
+final class CoherentAccess {
+    /** Runs at most this far apart are logged as one written range. */
+    static final long LOG_GAP = 1 << CoherenceDirectory.GRANULE_SHIFT;
+    private final byte[] clientNode;
+    private final HomeAccess access;
+    private final DataPathStats stats;
+
+    CoherentAccess(byte[] clientNode, HomeAccess access, DataPathStats stats) {
+        this.clientNode = clientNode;
+        this.access = access;
+        this.stats = stats;
+    }
+
+    /**
+     * A FILL that passed its READ check: registers the reader.
+     *
+     * @param in the input, the request header at {@code p}
+     * @return the reply's value: the segment's epoch shifted left by one, or'ed with 1 when the
+     *         token grants WRITE (the cache then lets stores to these lines wait for a release)
+     */
+    long filled(ByteBuffer in, int p, long segmentId, long offset, long length) {
+        long cacheId = in.getLong(p + 64);
+        boolean writable = access.grantsWrite(in.getLong(p + 24));
+        return access.coherence().filled(segmentId, cacheId, clientNode, writable, offset, length) << 1 | (writable ? 1 : 0);
+    }
+
+    /**
+     * Applies a DIFF whose whole frame is in {@code in} at {@code p}.
+     *
+     * @return the reply status: OK, or the first refused run's
+     */
+    byte diff(ByteBuffer in, int p, int payload) {
+        long segmentId = in.getLong(p + 16);
+        long tokenId = in.getLong(p + 24);
+        long secretHi = in.getLong(p + 32);
+        long secretLo = in.getLong(p + 40);
+        long cacheId = in.getLong(p + 64);
+        int first = p + DataProtocol.REQUEST_HEADER;
+        int end = first + payload;
+        // Pass 1: the runs are well formed; their span.
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        int runs = 0;
+        for (int at = first; at < end; ) {
+            if (end - at < DataProtocol.DIFF_RUN_HEADER) {
+                return DataProtocol.STATUS_MALFORMED;
+            }
+            long offset = in.getLong(at);
+            int length = in.getInt(at + 8);
+            at += DataProtocol.DIFF_RUN_HEADER;
+            if (length < 0 || length > end - at || offset < 0 || offset > Long.MAX_VALUE - length) {
+                return DataProtocol.STATUS_MALFORMED;
+            }
+            lo = Math.min(lo, offset);
+            hi = Math.max(hi, offset + length);
+            at += length;
+            runs++;
+        }
+        if (runs == 0) {
+            return DataProtocol.STATUS_OK;
+        }
+        // One check for the span when the token covers it (the common case); else run by run.
+        boolean spanOk = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, lo, hi - lo)
+            == DataProtocol.STATUS_OK;
+        MemorySegment input = MemorySegment.ofBuffer(in.duplicate().clear());
+        MemorySegment data = spanOk ? access.slice(segmentId, 0, access.size(segmentId)) : null;
+        long bytes = 0;
+        long logStart = -1;
+        long logEnd = -1;
+        for (int at = first; at < end; ) {
+            long offset = in.getLong(at);
+            int length = in.getInt(at + 8);
+            at += DataProtocol.DIFF_RUN_HEADER;
+            if (!spanOk) {
+                byte status = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, offset, length);
+                if (status != DataProtocol.STATUS_OK) {
+                    stats.errors.increment();
+                    log(segmentId, cacheId, logStart, logEnd);
+                    return status;
+                }
+            }
+            try {
+                MemorySegment target = spanOk ? data : access.slice(segmentId, offset, length);
+                if (target == null) {
+                    throw new IllegalStateException("reclaimed");
+                }
+                MemorySegment.copy(input, at, target, spanOk ? offset : 0, length);
+            } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
+                log(segmentId, cacheId, logStart, logEnd);
+                return AccessStatus.toWire(CmiAccessError.SINVAL);
+            }
+            // Runs close together are logged as one range (an acquire elsewhere may drop a few
+            // more bytes than were written, never fewer).
+            if (logStart >= 0 && offset >= logEnd && offset - logEnd <= LOG_GAP) {
+                logEnd = Math.max(logEnd, offset + length);
+            } else {
+                log(segmentId, cacheId, logStart, logEnd);
+                logStart = offset;
+                logEnd = offset + length;
+            }
+            bytes += length;
+            at += length;
+        }
+        log(segmentId, cacheId, logStart, logEnd);
+        stats.diffRuns.add(runs);
+        stats.request(DataProtocol.OP_DIFF, bytes);
+        return DataProtocol.STATUS_OK;
+    }
+
+    private void log(long segmentId, long cacheId, long start, long end) {
+        if (start >= 0 && end > start) {
+            access.coherence().wrote(segmentId, cacheId, clientNode, start, end - start);
+        }
+    }
+
+    /** Serves an ACQUIRE whose header is in {@code in} at {@code p}: writes the whole reply into {@code out}. */
+    void acquire(ByteBuffer in, int p, long requestId, ByteBuffer out) {
+        long segmentId = in.getLong(p + 16);
+        byte status = access.checkToken(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40));
+        int at = out.position();
+        if (status != DataProtocol.STATUS_OK) {
+            stats.errors.increment();
+            DataProtocol.writeReplyAt(out, at, status, requestId, 0, 0);
+            out.position(at + DataProtocol.REPLY_HEADER);
+            return;
+        }
+        out.position(at + DataProtocol.REPLY_HEADER);
+        long epoch = access.coherence().changes(segmentId, access.size(segmentId), in.getLong(p + 56), in.getLong(p + 64),
+            out, DataProtocol.MAX_ACQUIRE_RANGES);
+        int payload = out.position() - at - DataProtocol.REPLY_HEADER;
+        stats.acquireRanges.add(payload / 16);
+        stats.request(DataProtocol.OP_ACQUIRE, 0);
+        DataProtocol.writeReplyAt(out, at, DataProtocol.STATUS_OK, requestId, epoch, payload);
+    }
+}

@@ -1,0 +1,168 @@
+package io.softcmi.systemtests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Cached imports across three daemons (issue 7, docs/cache.md): store buffering with mb, false
+ * sharing, eviction under a tiny cache, flush epochs, cflush, atm_cas next to cached stores, and
+ * write-through imports that reach the home on every store. The message-passing litmus test with
+ * wmb/rmb over cached imports is {@link RemoteLitmusTest} (its segments are cached imports).
+ * Segments are created on A; B and C import them.
+ */
+@Timeout(300)
+class CachedImportTest {
+    private static final int SB_TRIALS = 10_000;
+    private static final long PAGE = 4096;
+
+    @RegisterExtension
+    static final SystemTestResources RESOURCES = SystemTestResources.perClass();
+
+    private static ClientProcess a;
+    private static ClientProcess b;
+    private static ClientProcess c;
+    private static String addressB;
+    private static String addressC;
+
+    @BeforeAll
+    @Timeout(90)
+    static void startCluster() throws IOException {
+        ClusterNodes cluster = ClusterNodes.create(RESOURCES);
+        List<NodeProcess> nodes = cluster.start("A", "B", "C");
+        List<ClientProcess> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(2));
+        a = workers.get(0);
+        b = workers.get(1);
+        c = workers.get(2);
+        addressB = b.expect("node", "NODE");
+        addressC = c.expect("node", "NODE");
+    }
+
+    private record Shared(long onA, long onB, long onC) {
+    }
+
+    /** A fresh segment on A (attached there), imported and attached on B and C; {@code cacheBytes > 0} sizes their caches first. */
+    private static Shared fresh(long size, boolean writeThrough, long cacheBytes) {
+        long id = Long.parseLong(a.expect("create " + size, "SEGMENT"));
+        a.expect("attach " + id, "ATTACHED");
+        String handle = a.expect("export " + id + (writeThrough ? " WRITE_THROUGH" : ""), "HANDLE");
+        String tokenB = a.expect("token " + id + " " + addressB + " READ,WRITE,ATOMIC", "TOKEN");
+        String tokenC = a.expect("token " + id + " " + addressC + " READ,WRITE,ATOMIC", "TOKEN");
+        return new Shared(id, importAndAttach(b, handle, tokenB, cacheBytes), importAndAttach(c, handle, tokenC, cacheBytes));
+    }
+
+    private static long importAndAttach(ClientProcess w, String handle, String token, long cacheBytes) {
+        long proxy = Long.parseLong(w.expect("import " + handle, "PROXY").split(" ")[0]);
+        w.expect("set-token " + proxy + " " + token, "OK");
+        if (cacheBytes > 0) {
+            assertEquals("OK " + cacheBytes, w.request("cache-size " + proxy + " " + cacheBytes));
+        }
+        w.expect("attach " + proxy, "ATTACHED");
+        return proxy;
+    }
+
+    @Test
+    void shouldNeverLetBothSidesOfStoreBufferingWithMbSeeZero() {
+        Shared s = fresh(4 * PAGE, false, 0);
+        b.send("sb " + s.onB + " 0 " + SB_TRIALS);
+        c.send("sb " + s.onC + " 1 " + SB_TRIALS);
+        String rb = b.awaitReply(Duration.ofSeconds(200));
+        String rc = c.awaitReply(Duration.ofSeconds(200));
+        assertTrue(rb.startsWith("SB " + SB_TRIALS), () -> "B: " + rb);
+        assertTrue(rc.startsWith("SB " + SB_TRIALS), () -> "C: " + rc);
+        BitSet zeroB = bits(rb);
+        BitSet zeroC = bits(rc);
+        int onlyB = zeroB.cardinality();
+        int onlyC = zeroC.cardinality();
+        zeroB.and(zeroC);
+        System.out.println("store buffering with mb, " + SB_TRIALS + " trials: B saw 0 in " + onlyB + ", C in " + onlyC
+            + ", both in " + zeroB.cardinality());
+        assertEquals(0, zeroB.cardinality(), "trials where both sides saw zero");
+    }
+
+    private static BitSet bits(String reply) {
+        String[] p = reply.split(" ");
+        return p.length < 3 ? new BitSet() : BitSet.valueOf(HexFormat.of().parseHex(p[2]));
+    }
+
+    @Test
+    void shouldKeepEveryByteWhenTwoNodesWriteAlternateBytesOfOneLine() {
+        Shared s = fresh(PAGE, false, 0);
+        int rounds = 200;
+        b.send("fs " + s.onB + " 0 1024 " + rounds);
+        c.send("fs " + s.onC + " 1 1024 " + rounds);
+        assertEquals("DONE " + rounds, b.awaitReply(Duration.ofSeconds(100)));
+        assertEquals("DONE " + rounds, c.awaitReply(Duration.ofSeconds(100)));
+        assertEquals("VERIFIED", a.request("check-bytes " + s.onA + " 1024 " + (byte) rounds));
+        assertEquals("VERIFIED", b.request("check-bytes " + s.onB + " 1024 " + (byte) rounds));
+        assertEquals("VERIFIED", c.request("check-bytes " + s.onC + " 1024 " + (byte) rounds));
+    }
+
+    @Test
+    void shouldReadBackTheLastValueWrittenWhenTheWorkingSetIsManyTimesTheCache() {
+        long size = 256 * 1024;
+        Shared s = fresh(size, false, 4 * 1024);
+        assertEquals("VERIFIED", b.request("evict " + s.onB + " " + size + " 3", Duration.ofSeconds(100)));
+        assertEquals("VERIFIED", a.request("evict-check " + s.onA + " " + size + " 3"));
+        assertEquals("VERIFIED", c.request("evict-check " + s.onC + " " + size + " 3"));
+    }
+
+    @Test
+    void shouldWriteBackTheThreadsStoresAtFlushFb() {
+        Shared s = fresh(16 * PAGE, false, 0);
+        assertEquals("FLUSHED", b.request("epoch-flush " + s.onB + " " + 8 * PAGE));
+        assertEquals("11", a.expect("get-long " + s.onA + " 0", "VALUE"));
+        assertEquals("12", a.expect("get-long " + s.onA + " 8", "VALUE"), "close_fb flushes too");
+    }
+
+    @Test
+    void shouldWriteBackTheLineAtCflush() {
+        Shared s = fresh(4 * PAGE, false, 0);
+        assertEquals("OK", b.request("cflush " + s.onB + " 2048 77"));
+        assertEquals("77", a.expect("get-long " + s.onA + " 2048", "VALUE"));
+    }
+
+    @Test
+    void shouldCountExactlyWithAtmCasNextToCachedStores() {
+        Shared s = fresh(2 * PAGE, false, 0);
+        long n = 2_000;
+        b.send("cas-stores " + s.onB + " 0 " + n + " 1024 2");
+        c.send("cas-stores " + s.onC + " 0 " + n + " 1024 2");
+        assertEquals("DONE " + n, b.awaitReply(Duration.ofSeconds(150)));
+        assertEquals("DONE " + n, c.awaitReply(Duration.ofSeconds(150)));
+        assertEquals(String.valueOf(2 * n), a.expect("get-long " + s.onA + " 0", "VALUE"));
+        assertEquals(String.valueOf(2 * n), b.expect("get-long " + s.onB + " 0", "VALUE"));
+    }
+
+    @Test
+    void shouldSendEveryStoreOfAWriteThroughImportToTheHome() {
+        Shared s = fresh(2 * PAGE, true, 0);
+        for (int i = 1; i <= 20; i++) {
+            b.expect("put-long-nobarrier " + s.onB + " 64 " + i, "OK");
+            assertEquals(String.valueOf(i), a.expect("get-long " + s.onA + " 64", "VALUE"));
+            assertEquals(String.valueOf(i), c.expect("get-long-nobarrier " + s.onC + " 64", "VALUE"));
+        }
+    }
+
+    @Test
+    void shouldMakeStoresVisibleWithoutBarriersWithinTheBackgroundDelay() {
+        Shared s = fresh(2 * PAGE, false, 0);
+        assertEquals("0", c.expect("get-long-nobarrier " + s.onC + " 128", "VALUE")); // now cached on C
+        b.expect("put-long-nobarrier " + s.onB + " 128 5", "OK");
+        Deadline d = Deadline.in(Duration.ofSeconds(10));
+        String seen = "0";
+        while (!seen.equals("5") && !d.expired()) {
+            seen = c.expect("get-long-nobarrier " + s.onC + " 128", "VALUE");
+        }
+        assertEquals("5", seen, "background write-back and refresh make the store visible");
+    }
+}
