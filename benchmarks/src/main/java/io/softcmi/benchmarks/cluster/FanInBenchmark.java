@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Whole-cluster benchmark of the remote data path under load (a program, not a timed test).
- * Two {@code cmid} daemons on loopback; a segment homed on node 1 is read by clients joined to
+ * Two {@code cmid} daemons on loopback; a segment homed on node 1 (exported write-through, so
+ * that every read is a round trip) is read by clients joined to
  * node 2, with 8-byte remote {@code getLong} back to back. Every figure is compared, in the same
  * run, with raw Java TCP doing the same exchange (72-byte request, 32-byte reply):
  * <ul>
@@ -93,7 +94,7 @@ public final class FanInBenchmark {
             System.setProperty("softcmi.node", dir.resolve("n1").toString());
             home = Cmi.init(new CmiVersion(1, 1));
             CmiSegment s = home.segGet(1 << 16, Set.of());
-            byte[] handle = home.segExp(s, Set.of()).toBytes();
+            byte[] handle = home.segExp(s, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)).toBytes(); // every access is a round trip
             byte[] token = home.tokNew(s, NodeAddress.ANY, EnumSet.of(Access.READ, Access.WRITE)).toBytes();
             Path handleFile = dir.resolve("handle");
             Files.writeString(handleFile, HexFormat.of().formatHex(handle) + "\n" + HexFormat.of().formatHex(token) + "\n");
