@@ -46,7 +46,7 @@ class CmiTopSystemTest {
         ContextThread owner = cluster.context(home);
         byte[][] shared = owner.call(c -> {
             CmiSegment s = c.segGet(4096, Set.of());
-            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
+            return new byte[][] {c.segExp(s, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)).toBytes(), // every get reaches the home
                 c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
         });
         Launchers bin = new Launchers(Path.of(System.getProperty("softcmi.source.root")), tmp, Map.of());
