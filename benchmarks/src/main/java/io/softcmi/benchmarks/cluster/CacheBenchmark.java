@@ -153,9 +153,10 @@ public final class CacheBenchmark {
         }
         Arrays.sort(miss);
         out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B: p50 %.1f us, p99 %.1f us%n", 24 + line,
-            pct(raw, 50) / 1e3, pct(raw, 99) / 1e3));
+            ChildProcesses.pct(raw, 50) / 1e3, ChildProcesses.pct(raw, 99) / 1e3));
         out.append(String.format(Locale.ROOT, "read miss (one line after rmb): p50 %.1f us, p99 %.1f us; p50/raw %.2f%n",
-            pct(miss, 50) / 1e3, pct(miss, 99) / 1e3, (double) pct(miss, 50) / pct(raw, 50)));
+            ChildProcesses.pct(miss, 50) / 1e3, ChildProcesses.pct(miss, 99) / 1e3,
+            (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(raw, 50)));
         // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
         double stream = Math.max(rawStream(64, children), rawStream(64, children));
         out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s%n", stream));
@@ -177,10 +178,6 @@ public final class CacheBenchmark {
         out.append("cache counters: ").append(CacheStats.process()).append('\n');
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
-    }
-
-    private static long pct(long[] sorted, int p) {
-        return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
     }
 
     private static long[] rawPingPong(int ops, int request, int reply, List<Process> children) throws Exception {
