@@ -14,7 +14,7 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
- *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]
+ *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS]
  * </pre>
  * {@code --config FILE} reads options from a file first (see {@link #readConfig}); options on the
  * command line after it override the file's.
@@ -39,7 +39,7 @@ public final class Cmid {
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
             System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] "
-                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT]");
+                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS]");
             Runtime.getRuntime().exit(2);
             return;
         }
@@ -215,6 +215,19 @@ public final class Cmid {
                         c.ticketLifetimeMs(Math.multiplyExact(Long.parseLong(v), 1000L));
                     } catch (NumberFormatException | ArithmeticException e) {
                         throw new IllegalArgumentException("bad --ticket-lifetime " + v);
+                    }
+                }
+                case "--suspect-after", "--dead-after" -> {
+                    long ms;
+                    try {
+                        ms = Long.parseLong(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("bad " + a + " " + v);
+                    }
+                    if (a.equals("--suspect-after")) {
+                        c.suspectAfterMs(ms);
+                    } else {
+                        c.deadAfterMs(ms);
                     }
                 }
                 case "--help" -> throw new IllegalArgumentException("help");

@@ -38,14 +38,17 @@ final class CoherenceDirectory {
     static final class Holder {
         final long cacheId;
         final byte[] node;
+        /** The caching context's session id at its node (-1 where unknown). */
+        final long session;
         /** Filled with a token that grants WRITE: it may hold stores not written back yet. */
         boolean mayHoldDirty;
         final BitSet read = new BitSet();
         final BitSet written = new BitSet();
 
-        Holder(long cacheId, byte[] node) {
+        Holder(long cacheId, byte[] node, long session) {
             this.cacheId = cacheId;
             this.node = node.clone();
+            this.session = session;
         }
     }
 
@@ -91,10 +94,10 @@ final class CoherenceDirectory {
      *
      * @return the segment's epoch when it was read
      */
-    long filled(long segmentId, long cacheId, byte[] node, boolean writable, long offset, long length) {
+    long filled(long segmentId, long cacheId, byte[] node, long session, boolean writable, long offset, long length) {
         SegmentLines s = lines(segmentId);
         synchronized (s) {
-            Holder h = s.holders.computeIfAbsent(cacheId, id -> new Holder(id, node));
+            Holder h = s.holders.computeIfAbsent(cacheId, id -> new Holder(id, node, session));
             h.mayHoldDirty |= writable;
             if (length > 0) {
                 h.read.set(granule(offset), granule(offset + length - 1) + 1);
@@ -112,7 +115,7 @@ final class CoherenceDirectory {
         synchronized (s) {
             s.log(cacheId, offset, offset + length);
             if (cacheId != NO_CACHE) {
-                Holder h = s.holders.computeIfAbsent(cacheId, id -> new Holder(id, node));
+                Holder h = s.holders.computeIfAbsent(cacheId, id -> new Holder(id, node, -1));
                 h.written.set(granule(offset), granule(offset + length - 1) + 1);
             }
         }
@@ -203,6 +206,41 @@ final class CoherenceDirectory {
             }
         }
         return m;
+    }
+
+    /**
+     * A remote context ended (or its whole node): the lines its caches filled while their token
+     * granted WRITE may hold stores it never wrote back. Those caches are forgotten.
+     *
+     * @param node the context's node id
+     * @param session its session id, or -1 for every context of the node
+     * @return segment id to {@code {start, end}} byte ranges that may be half-written
+     */
+    Map<Long, List<long[]>> dropHolders(byte[] node, long session) {
+        Map<Long, List<long[]>> out = new HashMap<>();
+        for (Map.Entry<Long, SegmentLines> e : segments.entrySet()) {
+            SegmentLines s = e.getValue();
+            synchronized (s) {
+                var it = s.holders.values().iterator();
+                while (it.hasNext()) {
+                    Holder h = it.next();
+                    if (!java.util.Arrays.equals(h.node, node) || session != -1 && h.session != session) {
+                        continue;
+                    }
+                    it.remove();
+                    if (!h.mayHoldDirty) {
+                        continue;
+                    }
+                    List<long[]> ranges = out.computeIfAbsent(e.getKey(), k -> new ArrayList<>());
+                    for (int g = h.read.nextSetBit(0); g >= 0; g = h.read.nextSetBit(g + 1)) {
+                        int end = h.read.nextClearBit(g);
+                        ranges.add(new long[] {(long) g << GRANULE_SHIFT, (long) end << GRANULE_SHIFT});
+                        g = end;
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** @return segments with a directory, and remote caches known, for {@code cmiadm dataplane} */

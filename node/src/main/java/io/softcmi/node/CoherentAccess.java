@@ -17,11 +17,13 @@ final class CoherentAccess {
     /** Runs at most this far apart are logged as one written range. */
     static final long LOG_GAP = 1 << CoherenceDirectory.GRANULE_SHIFT;
     private final byte[] clientNode;
+    private final long clientSession;
     private final HomeAccess access;
     private final DataPathStats stats;
 
-    CoherentAccess(byte[] clientNode, HomeAccess access, DataPathStats stats) {
-        this.clientNode = clientNode;
+    CoherentAccess(DataHandshake.DataClient client, HomeAccess access, DataPathStats stats) {
+        this.clientNode = client.node();
+        this.clientSession = client.session();
         this.access = access;
         this.stats = stats;
     }
@@ -36,7 +38,7 @@ final class CoherentAccess {
     long filled(ByteBuffer in, int p, long segmentId, long offset, long length) {
         long cacheId = in.getLong(p + 64);
         boolean writable = access.grantsWrite(in.getLong(p + 24));
-        return access.coherence().filled(segmentId, cacheId, clientNode, writable, offset, length) << 1 | (writable ? 1 : 0);
+        return access.coherence().filled(segmentId, cacheId, clientNode, clientSession, writable, offset, length) << 1 | (writable ? 1 : 0);
     }
 
     /**

@@ -79,6 +79,10 @@ final class ControlServer implements AutoCloseable {
                         engine.notifyLocal(n); // one-way: no reply
                         continue;
                     }
+                    if (request instanceof ControlMessage.Goodbye) {
+                        session.leftCleanly = true; // one-way: fini, not a death
+                        continue;
+                    }
                     reply = engine.handle(session, request);
                 } catch (WireFormatException e) {
                     reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());

@@ -33,6 +33,8 @@ final class DataConnection {
 
     private final SocketChannel channel;
     private final byte[] clientNode;
+    /** The context this connection writes for, for the writes-in-flight record. */
+    private final WritesInFlight.Writer writer;
     private final HomeAccess access;
     private final DataPathStats stats;
     private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
@@ -49,16 +51,18 @@ final class DataConnection {
     private long bulkInRequest;
     private long bulkInSegment;
     private long bulkInOffset;
+    private long bulkInLength;
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
 
-    DataConnection(SocketChannel channel, byte[] clientNode, HomeAccess access, DataPathStats stats) {
+    DataConnection(SocketChannel channel, DataHandshake.DataClient client, HomeAccess access, DataPathStats stats) {
         this.channel = channel;
-        this.clientNode = clientNode;
+        this.clientNode = client.node();
+        this.writer = WritesInFlight.Writer.of(client.node(), client.session());
         this.access = access;
         this.stats = stats;
-        this.coherent = new CoherentAccess(clientNode, access, stats);
+        this.coherent = new CoherentAccess(client, access, stats);
     }
 
     SocketChannel channel() {
@@ -136,7 +140,8 @@ final class DataConnection {
             }
             if (!bulkIn.hasRemaining()) {
                 access.coherence().wrote(bulkInSegment, CoherenceDirectory.NO_CACHE, clientNode, bulkInOffset,
-                    bulkIn.capacity());
+                    bulkInLength);
+                access.writes().finished(this, bulkInSegment, bulkInOffset + bulkInLength);
                 bulkIn = null;
                 reply(DataProtocol.STATUS_OK, bulkInRequest, 0);
             }
@@ -230,14 +235,25 @@ final class DataConnection {
             return;
         }
         stats.request(DataProtocol.OP_PUT, payload);
+        // A chunk of a larger store names the store's end: until that end arrives the range is
+        // a write in flight (torn if the writer dies first).
+        long bulkEnd = in.getLong(p + 64);
+        if (bulkEnd > offset + payload) {
+            access.writes().started(this, writer, segmentId, offset, bulkEnd);
+        }
         if (here == payload) {
             access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, payload);
+            if (bulkEnd != 0) {
+                access.writes().finished(this, segmentId, offset + payload);
+            }
             reply(DataProtocol.STATUS_OK, requestId, 0);
         } else {
+            access.writes().started(this, writer, segmentId, offset, offset + payload);
             bulkIn = target.asSlice(here).asByteBuffer();
             bulkInRequest = requestId;
             bulkInSegment = segmentId;
             bulkInOffset = offset;
+            bulkInLength = payload;
         }
     }
 
@@ -341,6 +357,7 @@ final class DataConnection {
 
     /** Closes the socket. */
     void close() {
+        access.writes().connectionClosed(this);
         try {
             channel.close();
         } catch (IOException ignored) {

@@ -28,9 +28,9 @@ final class DataHandshake {
      * @param state the node
      * @param timeoutMs deadline for the whole handshake
      * @param stats where refusals are counted
-     * @return the node the ticket proves, or null if the connection is to be closed
+     * @return the node and session the ticket proves, or null if the connection is to be closed
      */
-    static byte[] authenticate(SocketChannel channel, NodeState state, long timeoutMs, DataPathStats stats) {
+    static DataClient authenticate(SocketChannel channel, NodeState state, long timeoutMs, DataPathStats stats) {
         Thread watchdog = Thread.ofVirtual().start(() -> {
             try {
                 Thread.sleep(timeoutMs);
@@ -101,12 +101,21 @@ final class DataHandshake {
                 return null;
             }
             reply(channel, DataProtocol.STATUS_OK, requestId, DataProtocol.VERSION);
-            return clientNode;
+            return new DataClient(clientNode, java.nio.ByteBuffer.wrap(ticket).getLong(16));
         } catch (IOException | WireFormatException e) {
             return null;
         } finally {
             watchdog.interrupt();
         }
+    }
+
+    /**
+     * Who a data connection speaks for, as its ticket proves.
+     *
+     * @param node the process's node id
+     * @param session the process's session (context) id at that node
+     */
+    record DataClient(byte[] node, long session) {
     }
 
     private static boolean read(SocketChannel channel, ByteBuffer in) throws IOException {

@@ -40,11 +40,11 @@ final class DataServer implements AutoCloseable {
      * Serves an authenticated connection from now on.
      *
      * @param ch the socket, after its HELLO
-     * @param clientNode the node its ticket proved
+     * @param client the node and session its ticket proved
      */
-    void adopt(java.nio.channels.SocketChannel ch, byte[] clientNode) {
+    void adopt(java.nio.channels.SocketChannel ch, DataHandshake.DataClient client) {
         DataIoLoop least = Arrays.stream(loops).min(Comparator.comparingInt(DataIoLoop::load)).orElseThrow();
-        least.adopt(new DataConnection(ch, clientNode, access, stats));
+        least.adopt(new DataConnection(ch, client, access, stats));
     }
 
     @Override

@@ -72,6 +72,10 @@ final class HomeAccess {
         if (offset > target.currentBreak() - length) {
             return AccessStatus.toWire(CmiAccessError.SEG_BRK);
         }
+        long[] flux = target.flux;
+        if (flux.length != 0 && FluxRanges.touches(flux, offset, length)) {
+            return AccessStatus.toWire(CmiAccessError.CONSIST);
+        }
         return DataProtocol.STATUS_OK;
     }
 
@@ -103,6 +107,11 @@ final class HomeAccess {
     long size(long segmentId) {
         RemoteTarget target = state.targets.get(segmentId);
         return target == null ? 0 : target.size;
+    }
+
+    /** @return the node's record of remote stores in flight */
+    WritesInFlight writes() {
+        return state.writes;
     }
 
     /** @return the node's coherence directory */

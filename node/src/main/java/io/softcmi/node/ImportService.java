@@ -52,7 +52,7 @@ final class ImportService {
             lock.unlock();
         }
         ControlMessage.PeerImport request = new ControlMessage.PeerImport(h.segmentId(), h.generation(),
-            h.writeThrough(), state.address.toBytes(), proxyId);
+            h.writeThrough(), state.address.toBytes(), proxyId, s.id);
         io.softcmi.wire.SegmentDescriptor home;
         if (Arrays.equals(h.home().nodeId(), state.address.nodeId())) {
             lock.lock();
@@ -75,7 +75,8 @@ final class ImportService {
         }
         lock.lock();
         try {
-            Proxy p = new Proxy(proxyId, h.home(), h.segmentId(), home.size(), home.flags(), h.writeThrough(), s.id, s.pid);
+            Proxy p = new Proxy(proxyId, h.home(), h.segmentId(), home.size(), home.flags(), h.writeThrough(), s.id, s.pid,
+                home.creatorSession());
             state.proxies.put(proxyId, p);
             if (state.sessions.containsKey(s.id)) {
                 s.imported.add(proxyId);
@@ -106,7 +107,8 @@ final class ImportService {
                     + " already; cached and uncached imports exclude each other");
             }
         }
-        state.homeImports.add(new NodeState.HomeImport(seg.id, r.importer(), r.proxyId(), r.writeThrough()));
+        state.homeImports.add(new NodeState.HomeImport(seg.id, r.importer(), r.proxyId(), r.writeThrough(),
+            r.importerContext()));
         state.notifications.learnNode(r.importer());
         return seg.describe();
     }
@@ -120,6 +122,10 @@ final class ImportService {
     ControlMessage attach(Session s, Proxy p) {
         if (p.marked) {
             throw NodeException.inval("segment " + p.id + " is marked for deletion; it cannot be attached");
+        }
+        if (p.quiesced) {
+            throw new NodeException(io.softcmi.cmi.CmiError.RECONFIG, "segment " + p.id
+                + " is quiesced (its home node is suspected to have failed); attach after the RESUME event");
         }
         long attachId = state.newAttachId();
         p.attachCount++;
@@ -156,6 +162,8 @@ final class ImportService {
         ControlMessage.PeerUnimport u = new ControlMessage.PeerUnimport(p.homeSegmentId, state.address.toBytes(), p.id);
         if (Arrays.equals(p.home.nodeId(), state.address.nodeId())) {
             homeUnimport(u);
+        } else if (p.homeDown) {
+            LOG.log(Level.DEBUG, "proxy {0} of dead node {1} reclaimed", p.id, p.home);
         } else {
             Thread.ofVirtual().name("cmid-unimport").start(() -> {
                 try {

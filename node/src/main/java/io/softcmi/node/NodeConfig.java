@@ -24,6 +24,8 @@ public final class NodeConfig {
     private long defaultCacheBytes = 64L << 20;
     private int ioThreads;
     private long ticketLifetimeMs = 24L * 3600 * 1000;
+    private long suspectAfterMs = 1000;
+    private long deadAfterMs = 5000;
     private volatile int boundListenPort = -1;
     private String group;
     private java.nio.file.attribute.GroupPrincipal groupPrincipal;
@@ -50,6 +52,10 @@ public final class NodeConfig {
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
     /** @param ms lifetime of the node tickets this node issues ({@code --ticket-lifetime SECONDS}; default 24 h) @return this */
     public NodeConfig ticketLifetimeMs(long ms) { this.ticketLifetimeMs = ms; return this; }
+    /** @param ms heartbeat silence after which a peer node is suspected ({@code --suspect-after MS}; default 1000) @return this */
+    public NodeConfig suspectAfterMs(long ms) { this.suspectAfterMs = ms; return this; }
+    /** @param ms heartbeat silence after which a peer node is declared dead ({@code --dead-after MS}; default 5000) @return this */
+    public NodeConfig deadAfterMs(long ms) { this.deadAfterMs = ms; return this; }
     /**
      * @param host host other nodes reach this one at ({@code --advertise HOST[:PORT]}): a name
      *     (resolved once, at start) or an address; null = the listen host, or an interface
@@ -76,6 +82,8 @@ public final class NodeConfig {
     /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
     /** @return data-path I/O threads, 0 = the default */ public int ioThreads() { return ioThreads; }
     /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
+    /** @return heartbeat silence (ms) after which a peer is suspected */ public long suspectAfterMs() { return suspectAfterMs; }
+    /** @return heartbeat silence (ms) after which a peer is declared dead */ public long deadAfterMs() { return deadAfterMs; }
     /** @param port the port the listener got (set once the node listens) */ void boundListenPort(int port) { this.boundListenPort = port; }
     /** @return the port the listener got, or the configured one before it listens */ public int boundListenPort() { return boundListenPort < 0 ? listenPort : boundListenPort; }
     /** @param name OS group whose members may use the node ({@code --group}), null = owner only @return this */
@@ -127,6 +135,10 @@ public final class NodeConfig {
         }
         if (metricsHost != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw new IllegalArgumentException("metrics port out of range: " + metricsPort);
+        }
+        if (suspectAfterMs < 40 || deadAfterMs < suspectAfterMs) {
+            throw new IllegalArgumentException("need 40 <= --suspect-after <= --dead-after (ms): " + suspectAfterMs + ", "
+                + deadAfterMs);
         }
         if (ticketLifetimeMs < 1000) {
             throw new IllegalArgumentException("ticket lifetime must be at least one second: " + ticketLifetimeMs + " ms");

@@ -76,6 +76,7 @@ public final class NodeDaemon implements AutoCloseable {
             NodeAddressImpl address = new NodeAddressImpl(nodeId(dir), advertised, advertisedPort);
             NodeEngine engine = new NodeEngine(config, address, key);
             remote.start(engine, engine.state());
+            engine.startFailureDetector();
             ControlServer control = new ControlServer(engine, dir.resolve("cmid.sock"));
             NodeGroup.apply(dir.resolve("cmid.sock"), config.groupPrincipal(), false);
             MetricsServer metrics = config.metricsHost() == null ? null

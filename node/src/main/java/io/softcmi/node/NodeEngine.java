@@ -27,6 +27,9 @@ public final class NodeEngine {
     private final AdminService admin;
     private final TokenService tokens;
     private final ImportService imports;
+    private final PeerClient peers;
+    private final FailureEvents failures;
+    private final PeerMonitor monitor;
     private boolean shutDown;
 
     /**
@@ -42,7 +45,26 @@ public final class NodeEngine {
         this.reservations = new ReservationService(state);
         this.admin = new AdminService(state);
         this.tokens = new TokenService(state);
-        this.imports = new ImportService(state, lock, new PeerClient(state));
+        this.peers = new PeerClient(state);
+        this.imports = new ImportService(state, lock, peers);
+        this.failures = new FailureEvents(state);
+        this.monitor = new PeerMonitor(state, lock, failures, peers, config.suspectAfterMs(), config.deadAfterMs());
+    }
+
+    /** Starts the failure detector (a node that listens for peers watches them). */
+    void startFailureDetector() {
+        monitor.start();
+    }
+
+    /**
+     * What the node believes of a peer (for tests and tools).
+     *
+     * @param nodeHex the peer's node id in hex
+     * @return UP, SUSPECT or DEAD, or null if the peer is not watched
+     */
+    String peerHealth(String nodeHex) {
+        PeerMonitor.Health h = monitor.health(nodeHex);
+        return h == null ? null : h.name();
     }
 
     /**
@@ -168,7 +190,7 @@ public final class NodeEngine {
             case ControlMessage.SegBreak r -> segments.setBreak(s, r);
             case ControlMessage.SegExport r -> segments.export(s, r);
             case ControlMessage.RsegDelete r -> segments.deleteHandle(s, r);
-            case ControlMessage.SegRecovery r -> segments.recovery(s, r);
+            case ControlMessage.SegRecovery r -> recovery(s, r);
             case ControlMessage.CacheRsegSet r -> state.proxies.containsKey(r.segId())
                 ? proxyCacheSet(s, state.proxies.get(r.segId()), r.bytes()) : segments.cacheSet(s, r);
             case ControlMessage.CacheRsegGet r -> state.proxies.containsKey(r.segId())
@@ -226,6 +248,7 @@ public final class NodeEngine {
             byte[] claimed = switch (request) {
                 case ControlMessage.PeerImport r -> r.importer();
                 case ControlMessage.PeerUnimport r -> r.importer();
+                case ControlMessage.PeerContextDown r -> r.node();
                 default -> null;
             };
             if (claimed != null && !speaksForItself(claimed, peerNodeId)) {
@@ -236,6 +259,10 @@ public final class NodeEngine {
                 case ControlMessage.PeerImport r -> new ControlMessage.SegmentReply(imports.homeImport(r));
                 case ControlMessage.PeerUnimport r -> {
                     imports.homeUnimport(r);
+                    yield new ControlMessage.Ok();
+                }
+                case ControlMessage.PeerContextDown r -> {
+                    failures.contextEnded(FailureEvents.address(r.node()), r.contextId(), r.died(), r.segmentIds());
                     yield new ControlMessage.Ok();
                 }
                 default -> throw NodeException.inval("not a peer request: " + request.type());
@@ -269,9 +296,9 @@ public final class NodeEngine {
         if (r.requestId() == 0) {
             throw NodeException.inval("request id 0 is reserved for unsolicited connectivity maps");
         }
-        // One node, no peers: nothing is disconnected. The solicited map is always delivered.
+        // Always delivered, one per request: the suspected or dead peers this context shares segments with.
         s.notifier.send(new ControlMessage.EventNotice(CmiEventType.CMAP.ordinal(), r.requestId(), List.of(),
-            List.of(), 0, List.of()));
+            failures.disconnectedFor(s), 0, List.of()));
         return new ControlMessage.Ok();
     }
 
@@ -284,9 +311,11 @@ public final class NodeEngine {
     void closeSession(Session s) {
         lock.lock();
         try {
-            if (state.sessions.remove(s.id) == null) {
+            if (state.sessions.get(s.id) == null) {
                 return;
             }
+            contextEnded(s);
+            state.sessions.remove(s.id);
             for (long attachId : s.attachments.keySet()) {
                 state.coherence.localDetached(attachId);
             }
@@ -313,8 +342,65 @@ public final class NodeEngine {
         }
     }
 
+    /**
+     * A session is ending (under the lock, before its segments are marked): the events this
+     * node owes for it, and the peers that must hear of it ({@link ControlMessage.PeerContextDown}),
+     * told in the background.
+     */
+    private void contextEnded(Session s) {
+        boolean died = !s.leftCleanly;
+        List<Long> created = new ArrayList<>(s.created);
+        java.util.Set<NodeAddressImpl> tell = new java.util.LinkedHashSet<>();
+        for (NodeState.HomeImport i : state.homeImports) {
+            Segment seg = state.segments.get(i.segmentId());
+            NodeAddressImpl a = FailureEvents.address(i.importer());
+            if (seg != null && seg.creatorSession == s.id && a != null) {
+                tell.add(a);
+            }
+        }
+        for (Proxy p : state.proxies.values()) {
+            if ((p.importerSession == s.id || s.attachments.containsValue(p.id)) && !p.homeDown) {
+                tell.add(p.home);
+            }
+        }
+        tell.removeIf(a -> java.util.Arrays.equals(a.nodeId(), state.address.nodeId()));
+        failures.contextEnded(state.address, s.id, died, created);
+        if (tell.isEmpty()) {
+            return;
+        }
+        ControlMessage.PeerContextDown down = new ControlMessage.PeerContextDown(state.address.toBytes(), s.id, died, created);
+        for (NodeAddressImpl peer : tell) {
+            Thread.ofVirtual().name("cmid-context-down").start(() -> {
+                try {
+                    peers.call(peer, down);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.INFO, "could not tell {0} that context {1} ended: {2}", peer, s.id, e.getMessage());
+                }
+            });
+        }
+    }
+
+    /** {@code CMI_SEG_CHECK} and {@code CMI_SEG_RECO}: the creator's view of the ranges in flux. */
+    private ControlMessage recovery(Session s, ControlMessage.SegRecovery r) {
+        segments.recovery(s, r); // the checks: creator, whole lines within the segment
+        Segment seg = state.segments.get(r.segId());
+        FluxRanges f = state.flux.get(seg.id);
+        long end = r.offset() + r.length();
+        if (!r.recover()) {
+            long[] lowest = f == null ? null : f.lowest(r.offset(), end);
+            return lowest == null ? new ControlMessage.RangeReply(false, 0, 0)
+                : new ControlMessage.RangeReply(true, lowest[0], lowest[1] - lowest[0]);
+        }
+        if (f != null) {
+            f.remove(r.offset(), end);
+            failures.publishFlux(seg);
+        }
+        return new ControlMessage.Ok();
+    }
+
     /** Stops the node: tells every process, then deletes every segment file. */
     public void shutdown() {
+        monitor.close();
         lock.lock();
         try {
             if (shutDown) {

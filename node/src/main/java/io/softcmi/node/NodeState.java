@@ -31,6 +31,10 @@ final class NodeState {
     final DataPathStats dataStats = new DataPathStats();
     /** Who caches which lines of this node's segments (coherent caches; read without the lock). */
     final CoherenceDirectory coherence = new CoherenceDirectory();
+    /** Remote stores started and not finished, by writing context (read without the lock). */
+    final WritesInFlight writes = new WritesInFlight();
+    /** Ranges in flux, by segment id (cmi(7) "Consistent data"). */
+    final Map<Long, FluxRanges> flux = new LinkedHashMap<>();
     /** Creators of segments, for notifications (read without the lock). */
     final NotificationService notifications;
     private long nextTokenId = 1;
@@ -40,7 +44,7 @@ final class NodeState {
     private long nextExportId = 1;
 
     /** A proxy at another node (or this one) of one of this node's segments. */
-    record HomeImport(long segmentId, byte[] importer, long proxyId, boolean writeThrough) {
+    record HomeImport(long segmentId, byte[] importer, long proxyId, boolean writeThrough, long importerContext) {
     }
 
     /** One {@code seg_exp} of a segment. */

@@ -27,9 +27,65 @@ final class PeerClient {
     }
 
     ControlMessage call(NodeAddressImpl peer, ControlMessage request) {
-        try (SocketChannel ch = SocketChannel.open()) {
-            ch.socket().connect(new InetSocketAddress(peer.host(), peer.port()), TIMEOUT_MS);
-            ch.socket().setSoTimeout(TIMEOUT_MS);
+        try (Link link = open(peer, TIMEOUT_MS)) {
+            LOG.log(System.Logger.Level.DEBUG, "peer call to {0}: {1}", peer, request.getClass().getSimpleName());
+            return link.call(request);
+        } catch (IOException e) {
+            // The caller decides what an unreachable home means (and logs it where it matters).
+            LOG.log(System.Logger.Level.DEBUG, "home node {0} cannot be reached: {1}", peer, e.getMessage());
+            throw NodeException.inval("home node " + peer + " cannot be reached: " + e.getMessage());
+        }
+    }
+
+    /**
+     * An authenticated connection to a peer daemon, for several requests in turn (the failure
+     * detector's heartbeats). Every read has the link's timeout.
+     */
+    static final class Link implements AutoCloseable {
+        private final SocketChannel channel;
+        private final java.nio.channels.ReadableByteChannel in;
+        private long nextCorrelation = 3;
+
+        private Link(SocketChannel channel, java.nio.channels.ReadableByteChannel in) {
+            this.channel = channel;
+            this.in = in;
+        }
+
+        /**
+         * Sends one request and reads its reply.
+         *
+         * @throws IOException if the peer hangs up or does not answer within the timeout
+         */
+        ControlMessage call(ControlMessage request) throws IOException {
+            FrameIO.write(channel, MessageType.toFrame(request, nextCorrelation++));
+            return read(in);
+        }
+
+        @Override
+        public void close() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // Gone already.
+            }
+        }
+    }
+
+    /**
+     * Connects to a peer and proves the cluster key both ways.
+     *
+     * @param peer the peer daemon
+     * @param timeoutMs connect timeout and the timeout of every read
+     * @return the link
+     * @throws IOException if the peer cannot be reached, does not answer in time, or fails to
+     *         prove the key (or is another node)
+     */
+    Link open(NodeAddressImpl peer, int timeoutMs) throws IOException {
+        SocketChannel ch = SocketChannel.open();
+        try {
+            ch.socket().connect(new InetSocketAddress(peer.host(), peer.port()), timeoutMs);
+            ch.socket().setSoTimeout(timeoutMs);
+            ch.socket().setTcpNoDelay(true);
             ch.write(ByteBuffer.wrap(new byte[] {PEER_PROTOCOL}));
             byte[] myId = state.address.nodeId();
             byte[] nonce = new byte[16];
@@ -42,17 +98,14 @@ final class PeerClient {
                     || !java.util.Arrays.equals(c.nodeId(), peer.nodeId())) {
                 LOG.log(System.Logger.Level.WARNING, "refused node {0}: it did not prove the cluster key (or is another node)",
                     peer);
-                throw NodeException.inval("node " + peer + " failed to prove the cluster key (or is another node)");
+                throw new IOException("node " + peer + " failed to prove the cluster key (or is another node)");
             }
             FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerProof(
                 state.clusterKey.mac("peer-caller", c.nonce(), myId, c.nodeId())), 2));
-            FrameIO.write(ch, MessageType.toFrame(request, 3));
-            LOG.log(System.Logger.Level.DEBUG, "peer call to {0}: {1}", peer, request.getClass().getSimpleName());
-            return read(in);
-        } catch (IOException e) {
-            // The caller decides what an unreachable home means (and logs it where it matters).
-            LOG.log(System.Logger.Level.DEBUG, "home node {0} cannot be reached: {1}", peer, e.getMessage());
-            throw NodeException.inval("home node " + peer + " cannot be reached: " + e.getMessage());
+            return new Link(ch, in);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
         }
     }
 

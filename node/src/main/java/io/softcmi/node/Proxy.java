@@ -23,9 +23,16 @@ final class Proxy {
     int attachCount;
     boolean marked;
     long cacheBytes = -1;
+    /** The home context (the segment's creator's session at the home). */
+    final long homeContext;
+    /** Set while the home node is suspected: attaches fail with RECONFIG until it resumes. */
+    boolean quiesced;
+    /** Set once the home node was declared dead: access fails with SINVAL. */
+    boolean homeDown;
 
     Proxy(long id, NodeAddressImpl home, long homeSegmentId, long size, int flags, boolean writeThrough,
-            long importerSession, long importerPid) {
+            long importerSession, long importerPid, long homeContext) {
+        this.homeContext = homeContext;
         this.id = id;
         this.home = home;
         this.homeSegmentId = homeSegmentId;
@@ -38,7 +45,7 @@ final class Proxy {
 
     ControlMessage.ProxyReply describe() {
         SegmentDescriptor d = new SegmentDescriptor(id, size, flags, size, "", 0, importerSession, importerPid,
-            marked ? Segment.MARKED : Segment.ACTIVE, attachCount, false, true);
+            marked ? Segment.MARKED : quiesced ? Segment.QUIESCED : Segment.ACTIVE, attachCount, false, true);
         return new ControlMessage.ProxyReply(d, home.toBytes(), homeSegmentId, writeThrough, token.clone());
     }
 }

@@ -64,15 +64,15 @@ final class RemoteServer implements AutoCloseable {
             if (kind.get(0) == DATA_PROTOCOL) {
                 // Authenticate on this (virtual) thread, blocking and with a deadline; only a
                 // connection with a valid ticket is handed to the I/O loops.
-                byte[] clientNode = DataHandshake.authenticate(ch, state, AUTH_TIMEOUT_MS, data.stats());
-                if (clientNode == null) {
+                DataHandshake.DataClient client = DataHandshake.authenticate(ch, state, AUTH_TIMEOUT_MS, data.stats());
+                if (client == null) {
                     close(ch);
                     return;
                 }
                 connections.remove(ch); // the I/O loop owns and closes it from now on
-                LOG.log(Level.INFO, "data connection from node {0} at {1}", HexFormat.of().formatHex(clientNode),
+                LOG.log(Level.INFO, "data connection from node {0} at {1}", HexFormat.of().formatHex(client.node()),
                     ch.getRemoteAddress());
-                data.adopt(ch, clientNode);
+                data.adopt(ch, client);
                 return;
             }
             if (kind.get(0) == PeerClient.PEER_PROTOCOL) {
@@ -121,7 +121,10 @@ final class RemoteServer implements AutoCloseable {
             if (req == null) {
                 return;
             }
-            ControlMessage reply = engine.handlePeer(MessageType.decode(req), hello.nodeId());
+            ControlMessage request = MessageType.decode(req);
+            // Heartbeats are answered here, without the engine's lock: they measure the daemon's liveness.
+            ControlMessage reply = request instanceof ControlMessage.PeerPing ? new ControlMessage.Ok()
+                : engine.handlePeer(request, hello.nodeId());
             FrameIO.write(ch, MessageType.toFrame(reply, req.correlationId()));
         }
     }

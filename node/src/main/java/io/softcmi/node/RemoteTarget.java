@@ -20,6 +20,8 @@ final class RemoteTarget {
     final MemorySegment data;
     /** Set when the segment is marked for deletion: remote access then fails with TOKEN. */
     volatile boolean marked;
+    /** Ranges in flux ({@link FluxRanges#snapshot()}): remote access to them fails with CONSIST. */
+    volatile long[] flux = new long[0];
 
     RemoteTarget(long segmentId, long size, boolean extensible, MemorySegment whole) {
         this.segmentId = segmentId;

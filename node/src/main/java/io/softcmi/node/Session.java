@@ -40,6 +40,8 @@ final class Session {
     final Map<Long, Long> exports = new HashMap<>();          // export id -> segment id
     MemoryReservation reservation;
     long defaultCacheBytes = -1;
+    /** Set when the process said {@code fini} before its connection closed (a clean end, not a death). */
+    volatile boolean leftCleanly;
 
     Session(long id, long pid, String user, String processName, int apiVersion, Notifier notifier) {
         this.id = id;

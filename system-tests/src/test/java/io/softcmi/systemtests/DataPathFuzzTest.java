@@ -188,7 +188,7 @@ class DataPathFuzzTest {
         switch (kind) {
             case 0 -> frames.add(bytes(r, 1 + r.nextInt(300)));
             case 1 -> frames.add(encode(new Frame(r.nextInt(256), r.nextInt(2), r.nextLong(), bytes(r, r.nextInt(200)))));
-            case 2 -> frames.add(encode(new ControlMessage.PeerImport(1, 1, r.nextBoolean(), bytes(r, 40), r.nextLong())));
+            case 2 -> frames.add(encode(new ControlMessage.PeerImport(1, 1, r.nextBoolean(), bytes(r, 40), r.nextLong(), 1)));
             case 3 -> {
                 frames.add(hello);
                 frames.add(bytes(r, 1 + r.nextInt(100)));
@@ -196,7 +196,7 @@ class DataPathFuzzTest {
             default -> {
                 frames.add(hello);
                 frames.add(encode(new ControlMessage.PeerProof(bytes(r, 32))));
-                frames.add(encode(new ControlMessage.PeerImport(1, 1, false, bytes(r, 40), 7)));
+                frames.add(encode(new ControlMessage.PeerImport(1, 1, false, bytes(r, 40), 7, 1)));
             }
         }
         return frames;

@@ -83,7 +83,7 @@ class DataPathHardeningTest {
             // Authenticated as B, but claiming to import for a made-up node C.
             byte[] claimed = h.home().toBytes().clone();
             byte[] forged = NodeAddressBytes.withId(claimed, new byte[16]);
-            send(s, new ControlMessage.PeerImport(h.segmentId(), h.generation(), false, forged, 77));
+            send(s, new ControlMessage.PeerImport(h.segmentId(), h.generation(), false, forged, 77, 1));
             ControlMessage reply = receive(s);
             assertTrue(reply instanceof ControlMessage.ErrorReply e && e.code() == CmiError.PERM.ordinal(),
                 "a peer importing for another node is refused with PERM, got " + reply);

@@ -181,6 +181,7 @@ public final class RemoteWorkers {
                 ctx.wmb();
                 yield "OK";
             }
+            case "put-loop" -> putLoop(mapping(a[1]), Integer.parseInt(a[2]));
             case "check" -> {
                 ctx.rmb();
                 long off = Long.parseLong(a[2]);
@@ -352,6 +353,37 @@ public final class RemoteWorkers {
             m.putLong(MP_STOP, 1);
         }
         return "OUTCOMES " + seen + " " + observations + " " + forbidden + " " + last + (first.isEmpty() ? "" : " " + first);
+    }
+
+    /**
+     * Starts a thread of this context that stores {@code length} bytes at offset 0 again and again
+     * (a bulk store split into chunks, always in flight) until the process dies; answers once the
+     * first store completed.
+     */
+    private String putLoop(CmiMapping m, int length) {
+        java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            ctx.iniTh();
+            ctx.enable(true);
+            byte[] b = new byte[length];
+            for (long round = 1; ; round++) {
+                java.util.Arrays.fill(b, (byte) round);
+                try {
+                    m.put(0, b, 0, b.length);
+                } catch (RuntimeException e) {
+                    return;
+                }
+                first.countDown();
+            }
+        }, "put-loop");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return first.await(60, java.util.concurrent.TimeUnit.SECONDS) ? "LOOPING" : "ERROR first store did not complete";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "ERROR interrupted";
+        }
     }
 
     /**

@@ -264,11 +264,48 @@ public sealed interface ControlMessage {
      * @param importer importing node's address bytes
      * @param proxyId the proxy's id at the importer
      */
-    record PeerImport(long segId, long generation, boolean writeThrough, byte[] importer, long proxyId)
-            implements ControlMessage {
+    record PeerImport(long segId, long generation, boolean writeThrough, byte[] importer, long proxyId,
+            long importerContext) implements ControlMessage {
         public MessageType type() { return MessageType.PEER_IMPORT; }
-        public void encode(WireWriter w) { w.putLong(segId).putLong(generation).putBoolean(writeThrough).putBytes(importer).putLong(proxyId); }
-        static PeerImport decode(WireReader r) { return new PeerImport(r.getLong(), r.getLong(), r.getBoolean(), r.getBytes(MAX_STRING), r.getLong()); }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(generation).putBoolean(writeThrough).putBytes(importer).putLong(proxyId).putLong(importerContext); }
+        static PeerImport decode(WireReader r) { return new PeerImport(r.getLong(), r.getLong(), r.getBoolean(), r.getBytes(MAX_STRING), r.getLong(), r.getLong()); }
+    }
+
+    /**
+     * A heartbeat of the failure detector: the callee answers {@link Ok} at once.
+     *
+     * @param sender the calling node's address bytes (so the callee watches it back)
+     */
+    record PeerPing(byte[] sender) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_PING; }
+        public void encode(WireWriter w) { w.putBytes(sender); }
+        static PeerPing decode(WireReader r) { return new PeerPing(r.getBytes(MAX_STRING)); }
+    }
+
+    /**
+     * A context of the calling node ended (its process exited or died): the callee tells the
+     * contexts that shared segments with it ({@code CMI_EVENT_RCTXT_DOWN} at homes of its imports,
+     * {@code CMI_EVENT_HCTXT_DOWN} at importers of its segments).
+     *
+     * @param node the calling node's address bytes
+     * @param contextId the context's session id at that node
+     * @param died true if the process died (no {@code fini}): its unwritten stores are in flux
+     * @param segmentIds segments the context created at the caller (the callee's proxies of them
+     *        lose their home context)
+     */
+    record PeerContextDown(byte[] node, long contextId, boolean died, List<Long> segmentIds) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_CONTEXT_DOWN; }
+        public void encode(WireWriter w) { w.putBytes(node).putLong(contextId).putBoolean(died); putLongs(w, segmentIds); }
+        static PeerContextDown decode(WireReader r) {
+            return new PeerContextDown(r.getBytes(MAX_STRING), r.getLong(), r.getBoolean(), getLongs(r));
+        }
+    }
+
+    /** The context is leaving by {@code fini}: a clean end, not a death (one-way, no reply). */
+    record Goodbye() implements ControlMessage {
+        public MessageType type() { return MessageType.GOODBYE; }
+        public void encode(WireWriter w) { }
+        static Goodbye decode(WireReader r) { return new Goodbye(); }
     }
 
     /** A node's proxy of the callee's segment is gone. @param segId segment @param importer node @param proxyId proxy */
@@ -446,6 +483,32 @@ public sealed interface ControlMessage {
         public MessageType type() { return MessageType.NODE_SHUTDOWN; }
         public void encode(WireWriter w) { w.putString(reason); }
         static NodeShutdown decode(WireReader r) { return new NodeShutdown(r.getString(MAX_STRING)); }
+    }
+
+    /**
+     * The node declared a home node dead: access to segments imported from it fails with
+     * {@code CMI_ERROR_SINVAL} from now on.
+     *
+     * @param node the dead node's address bytes
+     */
+    record HomeDownNotice(byte[] node) implements ControlMessage {
+        public MessageType type() { return MessageType.HOME_DOWN_NOTICE; }
+        public void encode(WireWriter w) { w.putBytes(node); }
+        static HomeDownNotice decode(WireReader r) { return new HomeDownNotice(r.getBytes(MAX_STRING)); }
+    }
+
+    /**
+     * The ranges of one of the node's segments that are in flux (cmi(7) "Consistent data"):
+     * local access to them throws {@code CMI_ERROR_CONSIST} until recovered. Replaces the
+     * previous list; an empty list means none.
+     *
+     * @param segId the segment
+     * @param ranges start and end offsets, in pairs, sorted
+     */
+    record FluxNotice(long segId, List<Long> ranges) implements ControlMessage {
+        public MessageType type() { return MessageType.FLUX_NOTICE; }
+        public void encode(WireWriter w) { w.putLong(segId); putLongs(w, ranges); }
+        static FluxNotice decode(WireReader r) { return new FluxNotice(r.getLong(), getLongs(r)); }
     }
 
     /** The token of a proxy changed (set by its importer). @param segId proxy @param token new token bytes */

@@ -24,7 +24,8 @@ import java.nio.ByteBuffer;
  *  48  long  offset
  *  56  long  a: length for GET, PUT and FILL, compare value for CAS, protocol version for HELLO,
  *            value for NOTIFY, last epoch for ACQUIRE
- *  64  long  b: swap value for CAS, cache id for FILL, DIFF and ACQUIRE
+ *  64  long  b: swap value for CAS, cache id for FILL, DIFF and ACQUIRE; for a PUT that is one
+ *            chunk of a larger store, the end offset of the whole store (else 0)
  *  72  ...   payload: PUT data, DIFF runs, or the HELLO ticket
  *
  * reply (home to client), 24-byte header then payload:

@@ -38,6 +38,9 @@ public enum MessageType {
     /** {@link ControlMessage.PeerProof}. */ PEER_PROOF(42, ControlMessage.PeerProof::decode),
     /** {@link ControlMessage.PeerImport}. */ PEER_IMPORT(43, ControlMessage.PeerImport::decode),
     /** {@link ControlMessage.PeerUnimport}. */ PEER_UNIMPORT(44, ControlMessage.PeerUnimport::decode),
+    /** {@link ControlMessage.PeerPing}. */ PEER_PING(45, ControlMessage.PeerPing::decode),
+    /** {@link ControlMessage.PeerContextDown}. */ PEER_CONTEXT_DOWN(46, ControlMessage.PeerContextDown::decode),
+    /** {@link ControlMessage.Goodbye} (one-way: no reply). */ GOODBYE(26, ControlMessage.Goodbye::decode),
 
     /** {@link ControlMessage.HelloReply}. */ HELLO_REPLY(64, ControlMessage.HelloReply::decode),
     /** {@link ControlMessage.Ok}. */ OK(65, ControlMessage.Ok::decode),
@@ -57,7 +60,9 @@ public enum MessageType {
     /** {@link ControlMessage.NodeShutdown}. */ NODE_SHUTDOWN(129, ControlMessage.NodeShutdown::decode),
     /** {@link ControlMessage.TokenNotice}. */ TOKEN_NOTICE(130, ControlMessage.TokenNotice::decode),
     /** {@link ControlMessage.NotificationNotice}. */
-    NOTIFICATION_NOTICE(131, ControlMessage.NotificationNotice::decode);
+    NOTIFICATION_NOTICE(131, ControlMessage.NotificationNotice::decode),
+    /** {@link ControlMessage.HomeDownNotice}. */ HOME_DOWN_NOTICE(132, ControlMessage.HomeDownNotice::decode),
+    /** {@link ControlMessage.FluxNotice}. */ FLUX_NOTICE(133, ControlMessage.FluxNotice::decode);
 
     private static final MessageType[] BY_ID = new MessageType[256];
 

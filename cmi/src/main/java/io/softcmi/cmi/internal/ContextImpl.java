@@ -61,6 +61,8 @@ final class ContextImpl implements CmiContext {
     private final Map<CmiMapping, Boolean> mappings = new ConcurrentHashMap<>();
     /** The newest token of each proxy, by proxy id (see {@link #updateToken}). */
     private final Map<Long, TokenImpl> latestTokens = new ConcurrentHashMap<>();
+    /** Ranges in flux of local segments, as the node last announced them (for attaches made later). */
+    private final Map<Long, long[]> fluxBySegment = new ConcurrentHashMap<>();
     private final RemoteConnections connections;
     private final SegmentDirectory segments;
     private final EventQueue events = new EventQueue();
@@ -170,9 +172,11 @@ final class ContextImpl implements CmiContext {
     /** Ends the context: unmaps everything and closes the session (the node applies lifetime rules). */
     private void end() {
         closed = true;
+        boolean cleanEnd = true;
         try {
             remoteCache.close();
         } catch (RuntimeException e) {
+            cleanEnd = false;
             tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "cached stores not written back: " + e.getMessage());
         }
         for (CmiMapping m : mappings.keySet()) {
@@ -185,6 +189,13 @@ final class ContextImpl implements CmiContext {
         mappings.clear();
         connections.closeAll();
         notifications.close();
+        if (cleanEnd) {
+            try {
+                channel.sendOneWay(new ControlMessage.Goodbye()); // fini, not a death: nothing in flux
+            } catch (RuntimeException e) {
+                tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "could not say goodbye to the node: " + e.getMessage());
+            }
+        }
         channel.close();
         CmiRuntime.contextEnded(this);
     }
@@ -215,9 +226,34 @@ final class ContextImpl implements CmiContext {
             }
             case ControlMessage.NotificationNotice n -> notifications.deliver(new io.softcmi.cmi.notify.Notification(
                 segments.forEvent(n.segId()), n.offset(), n.value(), senderNode(n.sender())));
+            case ControlMessage.HomeDownNotice d -> {
+                try {
+                    connections.homeDown((NodeAddressImpl) HandleCodec.nodeAddress(d.node()));
+                    tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "home node " + HandleCodec.nodeAddress(d.node())
+                        + " was declared dead: its segments give SINVAL");
+                } catch (RuntimeException e) {
+                    tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "dropped malformed home-down notice");
+                }
+            }
+            case ControlMessage.FluxNotice f -> fluxChanged(f.segId(), f.ranges());
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
             default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
+        }
+    }
+
+    /** The node announced which ranges of a local segment are in flux: every attach of it checks them. */
+    private void fluxChanged(long segmentId, List<Long> ranges) {
+        long[] pairs = ranges.stream().mapToLong(Long::longValue).toArray();
+        for (CmiMapping m : mappings.keySet()) {
+            if (m instanceof LocalMapping lm && lm.segmentId == segmentId) {
+                lm.setFlux(pairs);
+            }
+        }
+        if (pairs.length == 0) {
+            fluxBySegment.remove(segmentId);
+        } else {
+            fluxBySegment.put(segmentId, pairs);
         }
     }
 
@@ -278,6 +314,11 @@ final class ContextImpl implements CmiContext {
         if (newest != null) {
             rm.setToken(newest);
         }
+    }
+
+    /** @return whether the node declared {@code home} dead (its segments give SINVAL) */
+    boolean homeIsDown(NodeAddressImpl home) {
+        return connections.isDown(home);
     }
 
     /** The data connection to a home node (see {@link RemoteConnections#get}). */
@@ -371,6 +412,10 @@ final class ContextImpl implements CmiContext {
             throw e;
         }
         mappings.put(m, Boolean.TRUE);
+        long[] inFlux = fluxBySegment.get(s.id());
+        if (inFlux != null && m instanceof LocalMapping lm) {
+            lm.setFlux(inFlux);
+        }
         return m;
     }
 

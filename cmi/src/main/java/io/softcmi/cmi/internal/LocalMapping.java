@@ -40,6 +40,12 @@ class LocalMapping implements CmiMapping {
      * extensible segment (whose break must be checked): lets atm_cas test all of it at once.
      */
     final ContextImpl casOwner;
+    /**
+     * Ranges of the segment in flux ({@code CMI_ERROR_CONSIST}, cmi(7) "Consistent data"), start
+     * and end offsets in pairs, as the node last announced them; null while none is (the fast
+     * path then costs one field read).
+     */
+    private volatile long[] flux;
 
     LocalMapping(ContextImpl context, SegmentImpl segment, long attachId, Arena arena, MemorySegment data,
             boolean readOnly) {
@@ -93,17 +99,41 @@ class LocalMapping implements CmiMapping {
         }
     }
 
+    /**
+     * The node announced the ranges in flux of this segment.
+     *
+     * @param ranges start and end offsets in pairs; empty when none is
+     */
+    void setFlux(long[] ranges) {
+        flux = ranges.length == 0 ? null : ranges;
+    }
+
+    /** Throws CONSIST if {@code [off, off + len)} touches a range in flux. */
+    final void checkFlux(long off, long len) {
+        long[] f = flux;
+        if (f != null) {
+            long end = off + Math.max(1, len);
+            for (int i = 0; i < f.length; i += 2) {
+                if (f[i] < end && f[i + 1] > off) {
+                    throw Errors.access(CmiAccessError.CONSIST, segmentId, off);
+                }
+            }
+        }
+    }
+
     final RuntimeException denied(long offset) {
         return Errors.access(CmiAccessError.PERM, segmentId, offset);
     }
 
     @Override
     public byte getByte(long off) {
+        checkFlux(off, 1);
         return data.get(BYTE, off);
     }
 
     @Override
     public void putByte(long off, byte v) {
+        checkFlux(off, 1);
         if (readOnly) {
             throw denied(off);
         }
@@ -112,11 +142,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public short getShort(long off) {
+        checkFlux(off, 2);
         return data.get(SHORT, off);
     }
 
     @Override
     public void putShort(long off, short v) {
+        checkFlux(off, 2);
         if (readOnly) {
             throw denied(off);
         }
@@ -125,11 +157,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public int getInt(long off) {
+        checkFlux(off, 4);
         return data.get(INT, off);
     }
 
     @Override
     public void putInt(long off, int v) {
+        checkFlux(off, 4);
         if (readOnly) {
             throw denied(off);
         }
@@ -138,11 +172,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public long getLong(long off) {
+        checkFlux(off, 8);
         return data.get(LONG, off);
     }
 
     @Override
     public void putLong(long off, long v) {
+        checkFlux(off, 8);
         if (readOnly) {
             throw denied(off);
         }
@@ -151,11 +187,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public float getFloat(long off) {
+        checkFlux(off, 4);
         return data.get(FLOAT, off);
     }
 
     @Override
     public void putFloat(long off, float v) {
+        checkFlux(off, 4);
         if (readOnly) {
             throw denied(off);
         }
@@ -164,11 +202,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public double getDouble(long off) {
+        checkFlux(off, 8);
         return data.get(DOUBLE, off);
     }
 
     @Override
     public void putDouble(long off, double v) {
+        checkFlux(off, 8);
         if (readOnly) {
             throw denied(off);
         }
@@ -177,11 +217,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public void get(long off, byte[] dst, int dstOff, int len) {
+        checkFlux(off, len);
         MemorySegment.copy(data, BYTE, off, dst, dstOff, len);
     }
 
     @Override
     public void put(long off, byte[] src, int srcOff, int len) {
+        checkFlux(off, len);
         if (readOnly) {
             throw denied(off);
         }
@@ -190,11 +232,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public void get(long off, MemorySegment dst) {
+        checkFlux(off, dst.byteSize());
         MemorySegment.copy(data, off, dst, 0, dst.byteSize());
     }
 
     @Override
     public void put(long off, MemorySegment src) {
+        checkFlux(off, src.byteSize());
         if (readOnly) {
             throw denied(off);
         }
@@ -225,6 +269,7 @@ class LocalMapping implements CmiMapping {
      * VarHandle checks bounds and alignment (IllegalArgumentException when misaligned).
      */
     final long casUnchecked(long off, long cmpval, long swpval) {
+        checkFlux(off, 8);
         return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
     }
 
@@ -237,6 +282,7 @@ class LocalMapping implements CmiMapping {
      * @return the value before
      */
     long casChecked(long off, long cmpval, long swpval) {
+        checkFlux(off, 8);
         return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
     }
 

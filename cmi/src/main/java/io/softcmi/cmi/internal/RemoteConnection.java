@@ -194,7 +194,10 @@ final class RemoteConnection implements AutoCloseable {
                     c.width = n;
                     send(c, op, segmentId, token, offset + at, n, 0, null, deadline - System.nanoTime());
                 } else {
-                    sendPayload(c, DataProtocol.OP_PUT, segmentId, token, offset + at, n, 0, data.asSlice(at, n), deadline);
+                    // Every chunk of a larger store names the store's end: the home then knows the
+                    // range is being written until that end arrives (in flux if the writer dies).
+                    sendPayload(c, DataProtocol.OP_PUT, segmentId, token, offset + at, n, chunks > 1 ? offset + length : 0,
+                        data.asSlice(at, n), deadline);
                 }
                 window[sent % window.length] = c;
                 sent++;

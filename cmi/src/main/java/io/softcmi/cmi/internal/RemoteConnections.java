@@ -30,6 +30,8 @@ final class RemoteConnections {
     private final Map<Object, Link> links = new ConcurrentHashMap<>();
     private final ReentrantLock ticketLock = new ReentrantLock();
     private volatile byte[] ticket;
+    /** Homes the node declared dead: access to them fails with SINVAL (a copy-on-write list: rarely written). */
+    private final java.util.List<NodeAddressImpl> deadHomes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** One home's connection and the lock that serialises opening it. */
     private static final class Link {
@@ -57,6 +59,9 @@ final class RemoteConnections {
      * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the home cannot be reached in time
      */
     RemoteConnection get(NodeAddressImpl home, long segmentId, long offset) {
+        if (!deadHomes.isEmpty() && deadHomes.contains(home)) {
+            throw Errors.access(CmiAccessError.SINVAL, segmentId, offset);
+        }
         Object key = PER_THREAD ? new ThreadHome(home, Thread.currentThread()) : home;
         Link link = links.get(key);
         if (link == null) {
@@ -119,6 +124,32 @@ final class RemoteConnections {
         } finally {
             ticketLock.unlock();
         }
+    }
+
+    /**
+     * The node declared a home dead: from now on access to it fails with SINVAL, and calls
+     * waiting for it end now (with the error their callers map a broken connection to).
+     *
+     * @param home the dead home
+     */
+    void homeDown(NodeAddressImpl home) {
+        if (!deadHomes.contains(home)) {
+            deadHomes.add(home);
+        }
+        for (Map.Entry<Object, Link> e : links.entrySet()) {
+            Object k = e.getKey();
+            if (home.equals(k) || k instanceof ThreadHome th && home.equals(th.home())) {
+                RemoteConnection c = e.getValue().connection;
+                if (c != null) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    /** @return whether the node declared {@code home} dead */
+    boolean isDown(NodeAddressImpl home) {
+        return !deadHomes.isEmpty() && deadHomes.contains(home);
     }
 
     void closeAll() {

@@ -122,7 +122,11 @@ final class RemoteMapping implements CmiMapping {
 
     private void verdict(int status, long off) {
         if (status != 0) {
-            throw Errors.access(AccessStatus.fromWire(status), segment.id(), off);
+            CmiAccessError e = AccessStatus.fromWire(status);
+            if (e == CmiAccessError.TRANSIENT && context.homeIsDown(home)) {
+                e = CmiAccessError.SINVAL; // the call broke because the node declared the home dead
+            }
+            throw Errors.access(e, segment.id(), off);
         }
     }
 

@@ -1,0 +1,222 @@
+package io.softcmi.node;
+
+import io.softcmi.cmi.internal.NodeAddressImpl;
+import io.softcmi.wire.ControlMessage;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The failure detector between daemons (issue 8): a node watches every peer it shares an
+ * export/import relationship with, by heartbeats over one authenticated peer connection per peer
+ * ({@link ControlMessage.PeerPing}, answered at once by the peer's listener without the engine's
+ * lock). A peer not heard from for {@code --suspect-after} milliseconds (default 1000) is
+ * <em>suspected</em>; heard again, it <em>recovers</em>; silent for {@code --dead-after}
+ * milliseconds (default 5000) it is <em>declared dead</em>, which is final for the relationships
+ * that existed then. {@link FailureEvents} turns each transition into events.
+ *
+ * <p>Threads: one ticker (a daemon platform thread) judges every peer each quarter of the
+ * suspicion time; each watched peer has a virtual thread that sends the heartbeats, blocking on
+ * its socket with a timeout, so a hung peer ({@code SIGSTOP}) costs nothing but that thread.
+ * A refused connection ({@code kill -9} of the peer) is retried each interval.
+ */
+final class PeerMonitor implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
+
+    /** What the node believes of a peer. */
+    enum Health {
+        /** Heard from within the suspicion time. */
+        UP,
+        /** Silent longer than the suspicion time. */
+        SUSPECT,
+        /** Silent longer than the death time: declared dead. */
+        DEAD
+    }
+
+    private final NodeState state;
+    private final ReentrantLock engineLock;
+    private final FailureEvents events;
+    private final PeerClient peers;
+    private final long suspectNanos;
+    private final long deadNanos;
+    private final long intervalMs;
+    private final Map<String, Watch> watches = new ConcurrentHashMap<>();
+    private final Thread ticker;
+    private volatile boolean closed;
+
+    /** One watched peer. */
+    private final class Watch {
+        final NodeAddressImpl peer;
+        final Thread pinger;
+        volatile long lastHeard = System.nanoTime();
+        volatile boolean stopped;
+        Health health = Health.UP;
+
+        Watch(NodeAddressImpl peer) {
+            this.peer = peer;
+            this.pinger = Thread.ofVirtual().name("cmid-heartbeat-" + peer.port()).unstarted(this::ping);
+        }
+
+        private void ping() {
+            ControlMessage ping = new ControlMessage.PeerPing(state.address.toBytes());
+            int timeout = (int) Math.max(50, suspectNanos / 1_000_000);
+            while (!stopped && !closed) {
+                try (PeerClient.Link link = peers.open(peer, timeout)) {
+                    while (!stopped && !closed) {
+                        if (!(link.call(ping) instanceof ControlMessage.Ok)) {
+                            throw new IOException("unexpected answer to a heartbeat");
+                        }
+                        lastHeard = System.nanoTime();
+                        Thread.sleep(intervalMs);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    LOG.log(Level.DEBUG, "heartbeat to {0} failed: {1}", peer, e.getMessage());
+                    try {
+                        Thread.sleep(intervalMs);
+                    } catch (InterruptedException stop) {
+                        return;
+                    }
+                } catch (InterruptedException stop) {
+                    return;
+                }
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            pinger.interrupt();
+        }
+    }
+
+    /**
+     * Creates the monitor (not yet running).
+     *
+     * @param state the node
+     * @param engineLock the engine's lock, held while events are generated
+     * @param events turns transitions into events
+     * @param peers connects to peers
+     * @param suspectMs silence after which a peer is suspected
+     * @param deadMs silence after which a peer is declared dead
+     */
+    PeerMonitor(NodeState state, ReentrantLock engineLock, FailureEvents events, PeerClient peers, long suspectMs,
+            long deadMs) {
+        this.state = state;
+        this.engineLock = engineLock;
+        this.events = events;
+        this.peers = peers;
+        this.suspectNanos = suspectMs * 1_000_000;
+        this.deadNanos = Math.max(deadMs, suspectMs) * 1_000_000;
+        this.intervalMs = Math.max(10, suspectMs / 4);
+        this.ticker = Thread.ofPlatform().daemon().name("cmid-peer-monitor").unstarted(this::run);
+    }
+
+    /** Starts judging peers. */
+    void start() {
+        ticker.start();
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                tick();
+                long before = System.nanoTime();
+                Thread.sleep(intervalMs);
+                long late = System.nanoTime() - before - intervalMs * 1_000_000;
+                if (late > suspectNanos / 2) {
+                    // This daemon itself stood still (SIGSTOP, a long pause): the silence was ours,
+                    // so every peer gets a fresh chance before it is judged.
+                    LOG.log(Level.INFO, "the failure detector was paused for {0} ms: peers are judged afresh",
+                        late / 1_000_000);
+                    long now = System.nanoTime();
+                    for (Watch w : watches.values()) {
+                        w.lastHeard = now;
+                    }
+                }
+            } catch (InterruptedException stop) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "failure detector tick failed", e);
+            }
+        }
+    }
+
+    /** One round: start and stop watches as relationships change, then judge every peer. */
+    void tick() {
+        Set<NodeAddressImpl> wanted;
+        engineLock.lock();
+        try {
+            wanted = events.watchedPeers();
+        } finally {
+            engineLock.unlock();
+        }
+        for (NodeAddressImpl p : wanted) {
+            watches.computeIfAbsent(FailureEvents.hex(p), k -> {
+                Watch w = new Watch(p);
+                w.pinger.start();
+                LOG.log(Level.DEBUG, "watching peer {0}", p);
+                return w;
+            });
+        }
+        for (Watch w : watches.values()) {
+            if (wanted.stream().noneMatch(p -> java.util.Arrays.equals(p.nodeId(), w.peer.nodeId()))) {
+                w.stop();
+                watches.remove(FailureEvents.hex(w.peer));
+                engineLock.lock();
+                try {
+                    events.peerForgotten(w.peer);
+                } finally {
+                    engineLock.unlock();
+                }
+                continue;
+            }
+            judge(w);
+        }
+    }
+
+    private void judge(Watch w) {
+        long silence = System.nanoTime() - w.lastHeard;
+        Health next = silence > deadNanos ? Health.DEAD : silence > suspectNanos ? Health.SUSPECT : Health.UP;
+        if (next == w.health) {
+            return;
+        }
+        engineLock.lock();
+        try {
+            if (w.health == Health.UP) {
+                events.peerSuspected(w.peer); // a peer always passes through suspicion: CMAP comes first
+                w.health = Health.SUSPECT;
+            }
+            if (next == Health.UP) {
+                events.peerRecovered(w.peer);
+            } else if (next == Health.DEAD) {
+                events.peerDead(w.peer);
+                w.stop(); // its relationships are gone or dead now: the next tick forgets it
+            }
+            w.health = next;
+        } finally {
+            engineLock.unlock();
+        }
+    }
+
+    /**
+     * What the node believes of a peer, for {@code cmiadm} and tests.
+     *
+     * @param nodeHex the peer's node id in hex
+     * @return its health, or null if it is not watched
+     */
+    Health health(String nodeHex) {
+        Watch w = watches.get(nodeHex);
+        return w == null ? null : w.health;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        ticker.interrupt();
+        for (Watch w : watches.values()) {
+            w.stop();
+        }
+    }
+}

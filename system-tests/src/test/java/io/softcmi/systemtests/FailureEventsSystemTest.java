@@ -1,0 +1,367 @@
+package io.softcmi.systemtests;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiAccessException;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiEvent;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.ConnectivityMap;
+import io.softcmi.cmi.EventReturn;
+import io.softcmi.cmi.ExportAttr;
+import io.softcmi.cmi.HomeContextDown;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.Quiesce;
+import io.softcmi.cmi.RemoteContextDown;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.Resume;
+import io.softcmi.cmi.SegRange;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Failures and events (issue 8, cmi(7) "Error Handling", "CMI Events", "Event Ordering",
+ * "Consistent data"): three daemons with contexts on each; each test injects one fault —
+ * {@code kill -9} of a process, {@code kill -9} of a daemon, {@code SIGSTOP}/{@code SIGCONT} of a
+ * daemon, a cut of every connection to a daemon ({@link FaultProxy}) — and asserts the events
+ * each survivor receives, in order, the error each access gets, that nothing acknowledged was
+ * lost, and recovery. Detection times are printed as {@code FAILURE-FIGURE} lines.
+ *
+ * <p>Daemons run with {@code --suspect-after 500 --dead-after 2500}.
+ */
+@Timeout(180)
+class FailureEventsSystemTest {
+    private static final HexFormat HEX = HexFormat.of();
+    private static final String[] DETECTOR = {"--suspect-after", "500", "--dead-after", "2500"};
+    private static final Duration EVENT_WAIT = Duration.ofSeconds(20);
+
+    @RegisterExtension
+    final SystemTestResources resources = SystemTestResources.perTest();
+
+    private record Shared(CmiSegment segment, byte[] handle, byte[] token) {
+    }
+
+    private static Shared export(ContextThread owner, long size, boolean writeThrough) {
+        return owner.call(c -> {
+            CmiSegment s = c.segGet(size, Set.of());
+            byte[] h = c.segExp(s, writeThrough ? Set.of(ExportAttr.WRITE_THROUGH) : Set.of()).toBytes();
+            byte[] t = c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes();
+            return new Shared(s, h, t);
+        });
+    }
+
+    private record Imported(CmiSegment proxy, CmiMapping mapping) {
+    }
+
+    private static Imported importAndAttach(ContextThread t, byte[] handle, byte[] token) {
+        return t.call(c -> {
+            CmiSegment p = c.segImp(RemoteSegmentHandle.fromBytes(handle));
+            c.segSetToken(p, CmiToken.fromBytes(token));
+            c.enable(true);
+            c.ctlReconfTimeout(Duration.ofSeconds(1));
+            return new Imported(p, c.segAt(p, Set.of()));
+        });
+    }
+
+    /** Events a context received until one matches {@code last}, each returned with DONE. */
+    private static List<CmiEvent> eventsUntil(ContextThread t, Predicate<CmiEvent> last, Duration max) {
+        List<CmiEvent> seen = new ArrayList<>();
+        Deadline deadline = Deadline.in(max);
+        while (!deadline.expired()) {
+            CmiEvent e = t.call(c -> c.evtGet(Duration.ofMillis(200)));
+            if (e == null) {
+                continue;
+            }
+            t.run(c -> c.evtRet(e, EventReturn.DONE));
+            seen.add(e);
+            if (last.test(e)) {
+                return seen;
+            }
+        }
+        throw new AssertionError("the awaited event did not come within " + max + "; got " + seen);
+    }
+
+    /** Whatever events are already waiting (after a short grace). */
+    private static List<CmiEvent> drain(ContextThread t) {
+        List<CmiEvent> seen = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            CmiEvent e = t.call(c -> c.evtGet(Duration.ofMillis(300)));
+            if (e == null) {
+                break;
+            }
+            t.run(c -> c.evtRet(e, EventReturn.DONE));
+            seen.add(e);
+        }
+        return seen;
+    }
+
+    private static int indexOf(List<CmiEvent> events, Class<? extends CmiEvent> type) {
+        for (int i = 0; i < events.size(); i++) {
+            if (type.isInstance(events.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean lists(ConnectivityMap m, NodeProcess node) {
+        byte[] id = ClusterNodes.nodeId(node);
+        return m.disconnected().stream().anyMatch(a -> java.util.Arrays.equals(
+            ((io.softcmi.cmi.internal.NodeAddressImpl) a).nodeId(), id));
+    }
+
+    private static void signal(String sig, long pid) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + sig + " " + pid);
+    }
+
+    /** The port a daemon really listens on (its ready line shows the advertised one). */
+    private static int listenPort(NodeProcess node) throws IOException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)")
+            .matcher(java.nio.file.Files.readString(node.log()));
+        int port = -1;
+        while (m.find()) {
+            port = Integer.parseInt(m.group(1)); // the last start's (a log of a failed run is appended to)
+        }
+        assertTrue(port > 0, "no listen port in the log of " + node);
+        return port;
+    }
+
+    private static long millisSince(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    private static void figure(String what, long ms) {
+        System.out.println("FAILURE-FIGURE " + what + " " + ms + " ms");
+    }
+
+    @Test
+    void shouldGiveRctxtDownAndPutATornBulkStoreInFluxUntilTheCreatorRecoversItWhenAnImporterIsKilled() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        List<NodeProcess> n = cluster.start("A", "B", "C");
+        ContextThread creator = cluster.context(n.get(0));
+        long size = 8 << 20;
+        int stored = 4 << 20;
+        Shared s = export(creator, size, true);
+        creator.run(c -> c.segAt(s.segment(), Set.of()).putLong(6 << 20, 77)); // outside the store: stays consistent
+        ClientProcess writer = cluster.clients(n.get(1)).get(0);
+        String proxy = writer.expect("import " + HEX.formatHex(s.handle()), "PROXY").split(" ")[0];
+        writer.expect("set-token " + proxy + " " + HEX.formatHex(s.token()), "OK");
+        writer.expect("attach " + proxy, "ATTACHED");
+        writer.expect("put-loop " + proxy + " " + stored, "LOOPING");
+        Thread.sleep(200);
+        long killed = System.nanoTime();
+        writer.kill();
+
+        List<CmiEvent> events = eventsUntil(creator, e -> e instanceof RemoteContextDown, EVENT_WAIT);
+        figure("importer-process-kill-to-RCTXT_DOWN", millisSince(killed));
+        RemoteContextDown down = (RemoteContextDown) events.get(events.size() - 1);
+        assertEquals(List.of(s.segment().id()), down.segments().stream().map(CmiSegment::id).toList());
+        assertArrayEquals(ClusterNodes.nodeId(n.get(1)), ((io.softcmi.cmi.internal.NodeAddressImpl) down.node()).nodeId());
+        assertEquals(-1, indexOf(events, ConnectivityMap.class), "a process died, the network did not: no CMAP " + events);
+
+        // A third node reads: the torn range refuses it, the rest serves.
+        ContextThread reader = cluster.context(n.get(2));
+        Imported r = importAndAttach(reader, s.handle(), s.token());
+        CmiAccessException remote = assertThrows(CmiAccessException.class, () -> reader.run(c -> r.mapping().getLong(0)));
+        assertEquals(CmiAccessError.CONSIST, remote.accessError());
+        assertEquals(77L, (long) reader.call(c -> r.mapping().getLong(6 << 20)));
+
+        creator.run(c -> {
+            Optional<SegRange> torn = c.segCheck(s.segment(), 0, size);
+            assertTrue(torn.isPresent(), "the store cut off by the writer's death is in flux");
+            assertEquals(0, torn.get().offset());
+            assertTrue(torn.get().size() > 0 && torn.get().size() <= stored, "in flux: " + torn.get());
+            CmiMapping m = c.segAt(s.segment(), Set.of());
+            CmiAccessException local = assertThrows(CmiAccessException.class, () -> m.getLong(0));
+            assertEquals(CmiAccessError.CONSIST, local.accessError());
+            assertEquals(77L, m.getLong(6 << 20), "access outside the ranges in flux succeeds");
+            // Recovery: the creator rewrites the range (here: zeroes), then marks it recovered.
+            for (int round = 0; round < 16; round++) {
+                Optional<SegRange> next = c.segCheck(s.segment(), 0, size);
+                if (next.isEmpty()) {
+                    break;
+                }
+                c.segRecover(s.segment(), next.get().offset(), next.get().size());
+            }
+            assertTrue(c.segCheck(s.segment(), 0, size).isEmpty(), "everything recovered");
+            m.putLong(0, 5);
+            assertEquals(5L, m.getLong(0));
+        });
+        assertEquals(5L, (long) reader.call(c -> r.mapping().getLong(0)), "remote access works again after recovery");
+    }
+
+    @Test
+    void shouldGiveHctxtDownToEveryImporterWhenTheHomeProcessIsKilled() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        List<NodeProcess> n = cluster.start("A", "B", "C");
+        ClientProcess home = cluster.clients(n.get(0)).get(0);
+        String seg = home.expect("create 65536", "SEGMENT").split(" ")[0];
+        byte[] handle = HEX.parseHex(home.expect("export " + seg + " WRITE_THROUGH", "HANDLE").split(" ")[0]);
+        byte[] token = HEX.parseHex(home.expect("token " + seg + " ANY READ,WRITE,ATOMIC", "TOKEN").split(" ")[0]);
+        ContextThread onB = cluster.context(n.get(1));
+        ContextThread onC = cluster.context(n.get(2));
+        Imported b = importAndAttach(onB, handle, token);
+        Imported c = importAndAttach(onC, handle, token);
+        onB.run(x -> b.mapping().putLong(0, 11));
+        assertEquals(11L, (long) onC.call(x -> c.mapping().getLong(0)));
+        long killed = System.nanoTime();
+        home.kill();
+        for (var pair : List.of(List.of(onB, b), List.of(onC, c))) {
+            ContextThread t = (ContextThread) pair.get(0);
+            Imported imp = (Imported) pair.get(1);
+            List<CmiEvent> events = eventsUntil(t, e -> e instanceof HomeContextDown, EVENT_WAIT);
+            figure("home-process-kill-to-HCTXT_DOWN", millisSince(killed));
+            HomeContextDown down = (HomeContextDown) events.get(events.size() - 1);
+            assertEquals(List.of(imp.proxy().id()), down.segments().stream().map(CmiSegment::id).toList());
+            assertArrayEquals(ClusterNodes.nodeId(n.get(0)), ((io.softcmi.cmi.internal.NodeAddressImpl) down.node()).nodeId());
+            assertEquals(-1, indexOf(events, ConnectivityMap.class), "the home node lives: no CMAP " + events);
+            CmiAccessException e = assertThrows(CmiAccessException.class, () -> t.run(x -> imp.mapping().getLong(0)));
+            assertTrue(e.accessError() == CmiAccessError.TOKEN || e.accessError() == CmiAccessError.SINVAL,
+                "the dead context's segment is gone: " + e.accessError());
+        }
+    }
+
+    @Test
+    void shouldGiveCmapThenHctxtDownAndThenSinvalWhenTheHomeDaemonIsKilled() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        NodeProcess a = cluster.startWithOptions("A", DETECTOR);
+        NodeProcess b = cluster.startWithOptions("B", DETECTOR);
+        NodeProcess cNode = cluster.startWithOptions("C", DETECTOR);
+        ContextThread creator = cluster.context(a);
+        Shared s = export(creator, 65536, true);
+        ContextThread onB = cluster.context(b);
+        ContextThread onC = cluster.context(cNode);
+        Imported ib = importAndAttach(onB, s.handle(), s.token());
+        Imported ic = importAndAttach(onC, s.handle(), s.token());
+        onB.run(x -> ib.mapping().putLong(8, 99));
+        assertEquals(99L, (long) onC.call(x -> ic.mapping().getLong(8)));
+        Thread.sleep(600); // the monitors have started watching A
+        long killed = System.nanoTime();
+        a.kill();
+
+        for (ContextThread t : List.of(onB, onC)) {
+            Imported imp = t == onB ? ib : ic;
+            List<CmiEvent> events = eventsUntil(t, e -> e instanceof HomeContextDown, EVENT_WAIT);
+            figure("home-daemon-kill-to-HCTXT_DOWN", millisSince(killed));
+            int cmap = indexOf(events, ConnectivityMap.class);
+            int down = indexOf(events, HomeContextDown.class);
+            assertTrue(cmap >= 0 && cmap < down, "CMAP before the context-down event: " + events);
+            ConnectivityMap m = (ConnectivityMap) events.get(cmap);
+            assertFalse(m.solicited());
+            assertTrue(lists(m, a), "the unsolicited map lists the dead home: " + m);
+            assertEquals(List.of(imp.proxy().id()),
+                ((HomeContextDown) events.get(down)).segments().stream().map(CmiSegment::id).toList());
+            CmiAccessException e = assertThrows(CmiAccessException.class, () -> t.run(x -> imp.mapping().getLong(8)));
+            assertEquals(CmiAccessError.SINVAL, e.accessError(), "once the home is declared dead, access gives SINVAL");
+            t.run(x -> x.ctlNodeCmapGet(42));
+            List<CmiEvent> solicited = eventsUntil(t, ev -> ev instanceof ConnectivityMap cm && cm.requestId() == 42,
+                EVENT_WAIT);
+            assertTrue(lists((ConnectivityMap) solicited.get(solicited.size() - 1), a), "the solicited map lists it too");
+        }
+    }
+
+    @Test
+    void shouldQuiesceOnAHungHomeDaemonAndResumeWithNothingLostWhenItContinues() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        NodeProcess a = cluster.startWithOptions("A", "--suspect-after", "500", "--dead-after", "30000");
+        NodeProcess b = cluster.startWithOptions("B", DETECTOR);
+        ContextThread creator = cluster.context(a);
+        Shared s = export(creator, 65536, true);
+        ContextThread onB = cluster.context(b);
+        Imported ib = importAndAttach(onB, s.handle(), s.token());
+        onB.run(x -> ib.mapping().putLong(0, 1234)); // acknowledged: write-through
+        Thread.sleep(600);
+        List<Long> detection = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            long stopped = System.nanoTime();
+            signal("STOP", a.pid());
+            try {
+                List<CmiEvent> events = eventsUntil(onB, e -> e instanceof Quiesce, EVENT_WAIT);
+                detection.add(millisSince(stopped));
+                int cmap = indexOf(events, ConnectivityMap.class);
+                assertTrue(cmap >= 0 && cmap < indexOf(events, Quiesce.class), "CMAP, then QUIESCE: " + events);
+                assertTrue(lists((ConnectivityMap) events.get(cmap), a));
+                assertEquals(List.of(ib.proxy().id()),
+                    ((Quiesce) events.get(events.size() - 1)).segments().stream().map(CmiSegment::id).toList());
+                CmiException attach = assertThrows(CmiException.class, () -> onB.run(x -> x.segAt(ib.proxy(), Set.of())));
+                assertEquals(CmiError.RECONFIG, attach.error(), "no attach while quiesced");
+                long start = System.nanoTime();
+                CmiAccessException e = assertThrows(CmiAccessException.class, () -> onB.run(x -> ib.mapping().getLong(0)));
+                assertEquals(CmiAccessError.TRANSIENT, e.accessError());
+                assertTrue(millisSince(start) < 5_000, "TRANSIENT within the reconfiguration timeout (1 s)");
+            } finally {
+                signal("CONT", a.pid());
+            }
+            List<CmiEvent> after = eventsUntil(onB, e -> e instanceof Resume, EVENT_WAIT);
+            int cmap = indexOf(after, ConnectivityMap.class);
+            assertTrue(cmap >= 0 && !lists((ConnectivityMap) after.get(cmap), a), "a new map without A: " + after);
+            assertEquals(-1, indexOf(after, HomeContextDown.class), "a hang shorter than the death time kills nothing");
+            assertEquals(1234L, (long) onB.call(x -> ib.mapping().getLong(0)), "the acknowledged store survived the hang");
+            onB.run(x -> x.segDt(x.segAt(ib.proxy(), Set.of())));
+        }
+        detection.sort(null);
+        figure("home-daemon-SIGSTOP-to-QUIESCE-median", detection.get(1));
+        figure("home-daemon-SIGSTOP-to-QUIESCE-max", detection.get(2));
+        assertTrue(drain(creator).stream().noneMatch(e -> e instanceof RemoteContextDown), "nobody died");
+    }
+
+    @Test
+    void shouldReportACutNetworkAsCmapAndTransientAndResumeWhenItHeals() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        try (FaultProxy cut = new FaultProxy()) {
+            NodeProcess a = cluster.startWithOptions("A", "--advertise", "127.0.0.1:" + cut.port(), "--suspect-after", "500",
+                "--dead-after", "2500");
+            cut.target(listenPort(a));
+            NodeProcess b = cluster.startWithOptions("B", DETECTOR);
+            ContextThread creator = cluster.context(a);
+            Shared s = export(creator, 65536, true);
+            ContextThread onB = cluster.context(b);
+            Imported ib = importAndAttach(onB, s.handle(), s.token());
+            onB.run(x -> ib.mapping().putLong(16, 4321));
+            Thread.sleep(600);
+            long cutAt = System.nanoTime();
+            cut.cut();
+            List<CmiEvent> events = eventsUntil(onB, e -> e instanceof Quiesce, EVENT_WAIT);
+            figure("partition-to-CMAP", millisSince(cutAt));
+            assertTrue(lists((ConnectivityMap) events.get(indexOf(events, ConnectivityMap.class)), a), "CMAP lists A");
+            long start = System.nanoTime();
+            CmiAccessException e = assertThrows(CmiAccessException.class, () -> onB.run(x -> ib.mapping().getLong(16)));
+            assertEquals(CmiAccessError.TRANSIENT, e.accessError());
+            assertTrue(millisSince(start) < 5_000, "no call hangs past the reconfiguration timeout");
+            cut.heal();
+            List<CmiEvent> healed = eventsUntil(onB, ev -> ev instanceof Resume, EVENT_WAIT);
+            assertEquals(-1, indexOf(healed, HomeContextDown.class), healed.toString());
+            assertEquals(4321L, (long) onB.call(x -> ib.mapping().getLong(16)), "after the cut heals, the next access succeeds");
+
+            // A cut that lasts past the death time: the home is declared dead.
+            cut.cut();
+            List<CmiEvent> dead = eventsUntil(onB, ev -> ev instanceof HomeContextDown, EVENT_WAIT);
+            assertTrue(indexOf(dead, ConnectivityMap.class) < indexOf(dead, HomeContextDown.class),
+                "a partition gives CMAP first: " + dead);
+            CmiAccessException sinval = assertThrows(CmiAccessException.class, () -> onB.run(x -> ib.mapping().getLong(16)));
+            assertEquals(CmiAccessError.SINVAL, sinval.accessError());
+            cut.heal();
+        }
+    }
+}
