@@ -136,7 +136,7 @@ class FailureEventsSystemTest {
     }
 
     /** The port a daemon really listens on (its ready line shows the advertised one). */
-    private static int listenPort(NodeProcess node) throws IOException {
+    static int listenPort(NodeProcess node) throws IOException {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("listening on 127\\.0\\.0\\.1:(\\d+)")
             .matcher(java.nio.file.Files.readString(node.log()));
         int port = -1;
@@ -363,5 +363,75 @@ class FailureEventsSystemTest {
             assertEquals(CmiAccessError.SINVAL, sinval.accessError());
             cut.heal();
         }
+    }
+
+    @Test
+    void shouldPutTheLinesAKilledCachedImporterMayHaveDirtiedInFlux() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        List<NodeProcess> n = cluster.start("A", "B");
+        ContextThread creator = cluster.context(n.get(0));
+        Shared s = export(creator, 65536, false); // cached imports
+        creator.run(c -> c.segAt(s.segment(), Set.of()).putLong(32768, 3));
+        ClientProcess writer = cluster.clients(n.get(1)).get(0);
+        String proxy = writer.expect("import " + HEX.formatHex(s.handle()), "PROXY").split(" ")[0];
+        writer.expect("set-token " + proxy + " " + HEX.formatHex(s.token()), "OK");
+        writer.expect("attach " + proxy, "ATTACHED");
+        writer.expect("put-long-nobarrier " + proxy + " 0 7", "OK"); // a cached store, no release
+        writer.kill();
+        eventsUntil(creator, e -> e instanceof RemoteContextDown, EVENT_WAIT);
+        creator.run(c -> {
+            Optional<SegRange> flux = c.segCheck(s.segment(), 0, 65536);
+            assertTrue(flux.isPresent(), "the line the dead cache held writable is in flux");
+            assertTrue(flux.get().offset() == 0 && flux.get().size() > 0 && flux.get().size() < 32768, "in flux: " + flux.get());
+            CmiMapping m = c.segAt(s.segment(), Set.of());
+            assertEquals(CmiAccessError.CONSIST, assertThrows(CmiAccessException.class, () -> m.getLong(0)).accessError());
+            assertEquals(3L, m.getLong(32768), "lines it never held stay consistent");
+            c.segRecover(s.segment(), 0, 65536);
+            assertTrue(c.segCheck(s.segment(), 0, 65536).isEmpty());
+            m.putLong(0, 8);
+            assertEquals(8L, m.getLong(0));
+        });
+    }
+
+    @Test
+    void shouldGiveTheCreatorCmapQuiesceRctxtDownAndResumeWhenAnImporterNodeDiesAndForgetItsImports() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        NodeProcess a = cluster.startWithOptions("A", DETECTOR);
+        NodeProcess b = cluster.startWithOptions("B", DETECTOR);
+        NodeProcess cNode = cluster.startWithOptions("C", DETECTOR);
+        ContextThread creator = cluster.context(a);
+        Shared cached = export(creator, 65536, false);
+        byte[] writeThrough = creator.call(c -> c.segExp(cached.segment(), Set.of(ExportAttr.WRITE_THROUGH)).toBytes());
+        ContextThread onB = cluster.context(b);
+        Imported ib = importAndAttach(onB, cached.handle(), cached.token());
+        onB.run(x -> {
+            ib.mapping().putLong(0, 21);
+            x.wmb(); // acknowledged at the home
+        });
+        ContextThread onC = cluster.context(cNode);
+        CmiException refused = assertThrows(CmiException.class,
+            () -> onC.run(x -> x.segImp(RemoteSegmentHandle.fromBytes(writeThrough))));
+        assertEquals(CmiError.INVAL, refused.error(), "cached and uncached imports exclude each other while B imports");
+        Thread.sleep(600);
+        long killed = System.nanoTime();
+        b.kill();
+        List<CmiEvent> events = eventsUntil(creator, e -> e instanceof Resume, EVENT_WAIT);
+        figure("importer-daemon-kill-to-RCTXT_DOWN", millisSince(killed));
+        int cmap = indexOf(events, ConnectivityMap.class);
+        int quiesce = indexOf(events, Quiesce.class);
+        int down = indexOf(events, RemoteContextDown.class);
+        int resume = indexOf(events, Resume.class);
+        assertTrue(cmap >= 0 && cmap < quiesce && quiesce < down && down < resume, "CMAP, QUIESCE, RCTXT_DOWN, RESUME: " + events);
+        assertTrue(lists((ConnectivityMap) events.get(cmap), b));
+        assertEquals(List.of(cached.segment().id()),
+            ((RemoteContextDown) events.get(down)).segments().stream().map(CmiSegment::id).toList());
+        creator.run(c -> {
+            CmiMapping m = c.segAt(c.segFromId(cached.segment().id()), Set.of());
+            assertTrue(c.segCheck(cached.segment(), 0, 65536).isPresent(), "the dead node's writable lines are in flux");
+            c.segRecover(cached.segment(), 0, 65536);
+            assertEquals(21L, m.getLong(0), "the store acknowledged before the death is at the home");
+        });
+        Imported ic = importAndAttach(onC, writeThrough, cached.token());
+        assertEquals(21L, (long) onC.call(x -> ic.mapping().getLong(0)), "the dead importer's record no longer blocks imports");
     }
 }

@@ -181,6 +181,7 @@ public final class RemoteWorkers {
                 ctx.wmb();
                 yield "OK";
             }
+            case "chaos" -> ChaosLoad.run(ctx, a[1], a[2], Integer.parseInt(a[3]), Long.parseLong(a[4]));
             case "put-loop" -> putLoop(mapping(a[1]), Integer.parseInt(a[2]));
             case "check" -> {
                 ctx.rmb();

@@ -48,7 +48,13 @@ final class RemoteLineTransport implements LineTransport {
             return new Refused(AccessStatus.toWire(CmiAccessError.TOKEN));
         }
         long deadline = mapping.context.remoteDeadline();
-        RemoteConnection c = mapping.context.connection(mapping.home, mapping.segment.id(), offset);
+        RemoteConnection c;
+        try {
+            c = mapping.context.connection(mapping.home, mapping.segment.id(), offset);
+        } catch (io.softcmi.cmi.CmiAccessException unreachable) {
+            // The cache turns a status into STORE (write-back) or the access error (fill).
+            return new Refused(AccessStatus.toWire(unreachable.accessError()));
+        }
         return new OnWire(c, c.start(op, mapping.homeSegmentId, t, offset, a, cacheId, payload, dst, dstLength, upTo,
             deadline), deadline);
     }

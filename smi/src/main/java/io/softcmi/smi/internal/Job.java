@@ -294,10 +294,13 @@ public final class Job {
             terminate(1, "the job's bootstrap segment is gone (" + e.getMessage() + ")");
             return;
         }
-        if (v != 0) {
+        if (v != 0 && !aborting) {
             terminate((int) (v & 0xff), "another process called SMI_Abort");
         }
     }
+
+    /** Set once this process called {@code SMI_Abort}. */
+    private volatile boolean aborting;
 
     /**
      * @param r run when the job ends abnormally ({@code SMI_Watchdog_callback})
@@ -312,6 +315,7 @@ public final class Job {
      * @param code the exit code
      */
     public void abort(int code) {
+        aborting = true; // this process's own watchdog must not report the abort as another's
         try {
             ctx.atmCas(boot, Layout.BOOT_ABORT, 0, 0x100 | (code & 0xff));
         } catch (RuntimeException ignored) {
