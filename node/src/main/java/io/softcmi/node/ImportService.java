@@ -26,11 +26,13 @@ final class ImportService {
     private final NodeState state;
     private final ReentrantLock lock;
     private final PeerClient peers;
+    private final PeerMessages messages;
 
-    ImportService(NodeState state, ReentrantLock lock, PeerClient peers) {
+    ImportService(NodeState state, ReentrantLock lock, PeerClient peers, PeerMessages messages) {
         this.state = state;
         this.lock = lock;
         this.peers = peers;
+        this.messages = messages;
     }
 
     /** {@code seg_imp}: called without the lock. */
@@ -119,6 +121,56 @@ final class ImportService {
             && Arrays.equals(i.importer(), r.importer()));
     }
 
+    /**
+     * {@code CMI_SEG_STATUS} of an import (called without the lock): the proxy's own record,
+     * with the break and state the home reports; a dead home reads as marked for deletion, a
+     * home that does not answer within {@code timeoutMs} leaves the proxy's own view.
+     */
+    ControlMessage status(ControlMessage.ImportStatus r, int timeoutMs) {
+        io.softcmi.wire.SegmentDescriptor mine;
+        NodeAddressImpl home;
+        long homeId;
+        boolean local;
+        lock.lock();
+        try {
+            Proxy p = state.proxies.get(r.segId());
+            if (p == null) {
+                throw NodeException.inval("segment " + r.segId() + " is not an import of this node");
+            }
+            mine = p.describe().local();
+            if (p.homeDown) {
+                return new ControlMessage.SegmentReply(withHome(mine, mine.brk(), Segment.MARKED));
+            }
+            if (p.quiesced) {
+                return new ControlMessage.SegmentReply(mine);
+            }
+            home = p.home;
+            homeId = p.homeSegmentId;
+            local = Arrays.equals(home.nodeId(), state.address.nodeId());
+            if (local) {
+                Segment seg = state.segments.get(homeId);
+                return new ControlMessage.SegmentReply(seg == null ? withHome(mine, mine.brk(), Segment.MARKED)
+                    : withHome(mine, seg.brk, Math.max(seg.state, mine.state())));
+            }
+        } finally {
+            lock.unlock();
+        }
+        try (PeerClient.Link link = peers.open(home, timeoutMs)) {
+            if (link.call(new ControlMessage.PeerDescribe(homeId, homeId)) instanceof ControlMessage.SegmentReply sr) {
+                return new ControlMessage.SegmentReply(withHome(mine, sr.segment().brk(),
+                    Math.max(sr.segment().state(), mine.state())));
+            }
+            return new ControlMessage.SegmentReply(withHome(mine, mine.brk(), Segment.MARKED)); // gone at its home
+        } catch (java.io.IOException unreachable) {
+            return new ControlMessage.SegmentReply(mine);
+        }
+    }
+
+    private static io.softcmi.wire.SegmentDescriptor withHome(io.softcmi.wire.SegmentDescriptor d, long brk, int state) {
+        return new io.softcmi.wire.SegmentDescriptor(d.id(), d.size(), d.flags(), brk, d.path(), d.dataOffset(),
+            d.creatorSession(), d.creatorPid(), state, d.attachCount(), d.exported(), d.imported());
+    }
+
     ControlMessage attach(Session s, Proxy p) {
         if (p.marked) {
             throw NodeException.inval("segment " + p.id + " is marked for deletion; it cannot be attached");
@@ -165,13 +217,7 @@ final class ImportService {
         } else if (p.homeDown) {
             LOG.log(Level.DEBUG, "proxy {0} of dead node {1} reclaimed", p.id, p.home);
         } else {
-            Thread.ofVirtual().name("cmid-unimport").start(() -> {
-                try {
-                    peers.call(p.home, u);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.INFO, "could not tell {0} that proxy {1} is gone: {2}", p.home, p.id, e.getMessage());
-                }
-            });
+            messages.send(p.home, u); // after any context-down sent before it, in order
         }
     }
 

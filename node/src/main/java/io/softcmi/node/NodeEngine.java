@@ -28,6 +28,7 @@ public final class NodeEngine {
     private final TokenService tokens;
     private final ImportService imports;
     private final PeerClient peers;
+    private final PeerMessages messages;
     private final FailureEvents failures;
     private final PeerMonitor monitor;
     private boolean shutDown;
@@ -46,7 +47,8 @@ public final class NodeEngine {
         this.admin = new AdminService(state);
         this.tokens = new TokenService(state);
         this.peers = new PeerClient(state);
-        this.imports = new ImportService(state, lock, peers);
+        this.messages = new PeerMessages(peers);
+        this.imports = new ImportService(state, lock, peers, messages);
         this.failures = new FailureEvents(state);
         this.monitor = new PeerMonitor(state, lock, failures, peers, config.suspectAfterMs(), config.deadAfterMs());
     }
@@ -132,6 +134,14 @@ public final class NodeEngine {
      * @return the reply; failures become {@link ControlMessage.ErrorReply}
      */
     ControlMessage handle(Session s, ControlMessage request) {
+        if (request instanceof ControlMessage.ImportStatus r) {
+            // May ask the home: must not hold the lock across the network.
+            try {
+                return imports.status(r, Math.max(200, (int) Math.min(2_000, state.config.suspectAfterMs())));
+            } catch (NodeException e) {
+                return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+            }
+        }
         if (request instanceof ControlMessage.SegImport r) {
             // Talks to the home node: must not hold the lock across the network.
             try {
@@ -261,6 +271,13 @@ public final class NodeEngine {
                     imports.homeUnimport(r);
                     yield new ControlMessage.Ok();
                 }
+                case ControlMessage.PeerDescribe r -> {
+                    Segment seg = state.segments.get(r.segId());
+                    if (seg == null || seg.id != r.generation()) {
+                        throw NodeException.inval("segment " + r.segId() + " no longer exists at its home");
+                    }
+                    yield new ControlMessage.SegmentReply(seg.describe());
+                }
                 case ControlMessage.PeerContextDown r -> {
                     failures.contextEnded(FailureEvents.address(r.node()), r.contextId(), r.died(), r.segmentIds());
                     yield new ControlMessage.Ok();
@@ -370,13 +387,7 @@ public final class NodeEngine {
         }
         ControlMessage.PeerContextDown down = new ControlMessage.PeerContextDown(state.address.toBytes(), s.id, died, created);
         for (NodeAddressImpl peer : tell) {
-            Thread.ofVirtual().name("cmid-context-down").start(() -> {
-                try {
-                    peers.call(peer, down);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.INFO, "could not tell {0} that context {1} ended: {2}", peer, s.id, e.getMessage());
-                }
-            });
+            messages.send(peer, down); // before the unimports of its proxies, which follow in order
         }
     }
 

@@ -29,6 +29,8 @@ final class Segment {
     int exports;
     boolean everExported;
     long cacheBytes = -1;
+    /** Set once the break moved down: a later grow frees the range again before it publishes. */
+    boolean shrunk;
 
     Segment(long id, long size, int flags, long creatorSession, long creatorPid, SegmentFile file,
             MemoryReservation reservation, long brk, long charged) {

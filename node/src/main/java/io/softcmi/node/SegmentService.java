@@ -169,6 +169,12 @@ final class SegmentService {
         }
         if (brk > seg.brk) {
             long grow = brk - seg.brk;
+            if (seg.shrunk) {
+                // A store that checked the old break just before a shrink may still have landed in
+                // the freed range: free it again, so regrown memory reads zero whatever raced (that
+                // store is then ordered before the shrink, which discarded it).
+                seg.file.release(seg.brk, brk);
+            }
             state.memory.charge(seg.reservation, grow);
             int rc = seg.has(SegFlag.NORESERVE) ? 0 : seg.file.allocate(seg.brk, brk);
             if (rc != 0) {
@@ -181,6 +187,7 @@ final class SegmentService {
         } else if (brk < seg.brk) {
             long old = seg.brk;
             seg.brk = brk;
+            seg.shrunk = true;
             seg.file.publishBreak(brk);
             seg.file.release(brk, old);
             state.memory.release(seg.reservation, old - brk);

@@ -84,6 +84,28 @@ abstract class ExtensibleSegmentCmiSuite extends SegmentCmiSuite {
         assertEquals(-1, firstNonZero, "memory grown again reads zero");
     }
 
+    /**
+     * A store that checked the break just before a shrink and lands after it (simulated here by
+     * writing the segment file through a raw mapping of its own once the break moved down) must
+     * not show when the break grows again: the grow frees the range once more.
+     */
+    @Test
+    void shouldReadZerosAfterARegrowEvenWhereAStoreRacedTheShrink() throws java.io.IOException {
+        CmiSegment seg = extensible();
+        CmiMapping m = ctx.segAt(seg, Set.of());
+        ctx.segBreak(seg, 4 * page);
+        ctx.segBreak(seg, page);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segmentFile(seg.id()),
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE);
+                java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment raw = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE,
+                io.softcmi.wire.SegmentFileLayout.HEADER_SIZE, 4 * page, a);
+            raw.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 2 * page + 8, 0x5EEDL); // the late store
+        }
+        ctx.segBreak(seg, 4 * page);
+        assertEquals(0L, m.getLong(2 * page + 8), "memory grown again reads zero, whatever raced the shrink");
+    }
+
     @Test
     void shouldThrowSegBrkInEveryAttachOfTheSegment() {
         CmiSegment seg = extensible();

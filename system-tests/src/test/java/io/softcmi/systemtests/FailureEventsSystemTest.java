@@ -25,6 +25,8 @@ import io.softcmi.cmi.RemoteContextDown;
 import io.softcmi.cmi.RemoteSegmentHandle;
 import io.softcmi.cmi.Resume;
 import io.softcmi.cmi.SegRange;
+import io.softcmi.cmi.SegState;
+import io.softcmi.cmi.SegStatus;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -158,57 +160,69 @@ class FailureEventsSystemTest {
     @Test
     void shouldGiveRctxtDownAndPutATornBulkStoreInFluxUntilTheCreatorRecoversItWhenAnImporterIsKilled() throws Exception {
         ClusterNodes cluster = ClusterNodes.create(resources);
-        List<NodeProcess> n = cluster.start("A", "B", "C");
-        ContextThread creator = cluster.context(n.get(0));
-        long size = 8 << 20;
-        int stored = 4 << 20;
-        Shared s = export(creator, size, true);
-        creator.run(c -> c.segAt(s.segment(), Set.of()).putLong(6 << 20, 77)); // outside the store: stays consistent
-        ClientProcess writer = cluster.clients(n.get(1)).get(0);
-        String proxy = writer.expect("import " + HEX.formatHex(s.handle()), "PROXY").split(" ")[0];
-        writer.expect("set-token " + proxy + " " + HEX.formatHex(s.token()), "OK");
-        writer.expect("attach " + proxy, "ATTACHED");
-        writer.expect("put-loop " + proxy + " " + stored, "LOOPING");
-        Thread.sleep(200);
-        long killed = System.nanoTime();
-        writer.kill();
-
-        List<CmiEvent> events = eventsUntil(creator, e -> e instanceof RemoteContextDown, EVENT_WAIT);
-        figure("importer-process-kill-to-RCTXT_DOWN", millisSince(killed));
-        RemoteContextDown down = (RemoteContextDown) events.get(events.size() - 1);
-        assertEquals(List.of(s.segment().id()), down.segments().stream().map(CmiSegment::id).toList());
-        assertArrayEquals(ClusterNodes.nodeId(n.get(1)), ((io.softcmi.cmi.internal.NodeAddressImpl) down.node()).nodeId());
-        assertEquals(-1, indexOf(events, ConnectivityMap.class), "a process died, the network did not: no CMAP " + events);
-
-        // A third node reads: the torn range refuses it, the rest serves.
-        ContextThread reader = cluster.context(n.get(2));
-        Imported r = importAndAttach(reader, s.handle(), s.token());
-        CmiAccessException remote = assertThrows(CmiAccessException.class, () -> reader.run(c -> r.mapping().getLong(0)));
-        assertEquals(CmiAccessError.CONSIST, remote.accessError());
-        assertEquals(77L, (long) reader.call(c -> r.mapping().getLong(6 << 20)));
-
-        creator.run(c -> {
-            Optional<SegRange> torn = c.segCheck(s.segment(), 0, size);
-            assertTrue(torn.isPresent(), "the store cut off by the writer's death is in flux");
-            assertEquals(0, torn.get().offset());
-            assertTrue(torn.get().size() > 0 && torn.get().size() <= stored, "in flux: " + torn.get());
-            CmiMapping m = c.segAt(s.segment(), Set.of());
-            CmiAccessException local = assertThrows(CmiAccessException.class, () -> m.getLong(0));
-            assertEquals(CmiAccessError.CONSIST, local.accessError());
-            assertEquals(77L, m.getLong(6 << 20), "access outside the ranges in flux succeeds");
-            // Recovery: the creator rewrites the range (here: zeroes), then marks it recovered.
-            for (int round = 0; round < 16; round++) {
-                Optional<SegRange> next = c.segCheck(s.segment(), 0, size);
-                if (next.isEmpty()) {
-                    break;
-                }
-                c.segRecover(s.segment(), next.get().offset(), next.get().size());
+        try (FaultProxy toHome = new FaultProxy()) {
+            NodeProcess a = cluster.startWithOptions("A", "--advertise", "127.0.0.1:" + toHome.port());
+            toHome.target(listenPort(a));
+            List<NodeProcess> n = List.of(a, cluster.startWithOptions("B"), cluster.startWithOptions("C"));
+            ContextThread creator = cluster.context(n.get(0));
+            long size = 8 << 20;
+            int stored = 4 << 20;
+            Shared s = export(creator, size, true);
+            creator.run(c -> c.segAt(s.segment(), Set.of()).putLong(6 << 20, 77)); // outside the store: stays consistent
+            ClientProcess writer = cluster.clients(n.get(1)).get(0);
+            String proxy = writer.expect("import " + HEX.formatHex(s.handle()), "PROXY").split(" ")[0];
+            writer.expect("set-token " + proxy + " " + HEX.formatHex(s.token()), "OK");
+            writer.expect("attach " + proxy, "ATTACHED");
+            writer.expect("put-loop " + proxy + " " + stored, "LOOPING");
+            // The network drops the writer's bulk store part-way (2.5 MiB more reach the home), then
+            // the writer dies: the home holds a store it never finished receiving.
+            toHome.cutAfter((5 << 20) / 2);
+            Deadline cutDone = Deadline.in(Duration.ofSeconds(20));
+            while (!toHome.isCut() && !cutDone.expired()) {
+                Thread.sleep(10);
             }
-            assertTrue(c.segCheck(s.segment(), 0, size).isEmpty(), "everything recovered");
-            m.putLong(0, 5);
-            assertEquals(5L, m.getLong(0));
-        });
-        assertEquals(5L, (long) reader.call(c -> r.mapping().getLong(0)), "remote access works again after recovery");
+            assertTrue(toHome.isCut(), "the cut happened");
+            toHome.heal();
+            long killed = System.nanoTime();
+            writer.kill();
+
+            List<CmiEvent> events = eventsUntil(creator, e -> e instanceof RemoteContextDown, EVENT_WAIT);
+            figure("importer-process-kill-to-RCTXT_DOWN", millisSince(killed));
+            RemoteContextDown down = (RemoteContextDown) events.get(events.size() - 1);
+            assertEquals(List.of(s.segment().id()), down.segments().stream().map(CmiSegment::id).toList());
+            assertArrayEquals(ClusterNodes.nodeId(n.get(1)), ((io.softcmi.cmi.internal.NodeAddressImpl) down.node()).nodeId());
+
+            // A third node reads: the torn range refuses it, the rest serves.
+            ContextThread reader = cluster.context(n.get(2));
+            Imported r = importAndAttach(reader, s.handle(), s.token());
+            CmiAccessException remote = assertThrows(CmiAccessException.class,
+                () -> reader.run(c -> r.mapping().getLong(stored - 8)));
+            assertEquals(CmiAccessError.CONSIST, remote.accessError());
+            assertEquals(77L, (long) reader.call(c -> r.mapping().getLong(6 << 20)));
+
+            creator.run(c -> {
+                Optional<SegRange> torn = c.segCheck(s.segment(), 0, size);
+                assertTrue(torn.isPresent(), "the store cut off by the writer's death is in flux");
+                assertTrue(torn.get().offset() >= 0 && torn.get().offset() + torn.get().size() == stored,
+                    "in flux up to the store's end: " + torn.get());
+                CmiMapping m = c.segAt(s.segment(), Set.of());
+                CmiAccessException local = assertThrows(CmiAccessException.class, () -> m.getLong(stored - 8));
+                assertEquals(CmiAccessError.CONSIST, local.accessError());
+                assertEquals(77L, m.getLong(6 << 20), "access outside the ranges in flux succeeds");
+                // Recovery: the creator rewrites the range (here: one word), then marks it recovered.
+                for (int round = 0; round < 16; round++) {
+                    Optional<SegRange> next = c.segCheck(s.segment(), 0, size);
+                    if (next.isEmpty()) {
+                        break;
+                    }
+                    c.segRecover(s.segment(), next.get().offset(), next.get().size());
+                }
+                assertTrue(c.segCheck(s.segment(), 0, size).isEmpty(), "everything recovered");
+                m.putLong(stored - 8, 5);
+                assertEquals(5L, m.getLong(stored - 8));
+            });
+            assertEquals(5L, (long) reader.call(c -> r.mapping().getLong(stored - 8)), "remote access works again after recovery");
+        }
     }
 
     @Test
@@ -274,6 +288,7 @@ class FailureEventsSystemTest {
                 ((HomeContextDown) events.get(down)).segments().stream().map(CmiSegment::id).toList());
             CmiAccessException e = assertThrows(CmiAccessException.class, () -> t.run(x -> imp.mapping().getLong(8)));
             assertEquals(CmiAccessError.SINVAL, e.accessError(), "once the home is declared dead, access gives SINVAL");
+            assertEquals(SegState.MARKED_FOR_DELETION, t.call(x -> x.segStatus(imp.proxy()).state()));
             t.run(x -> x.ctlNodeCmapGet(42));
             List<CmiEvent> solicited = eventsUntil(t, ev -> ev instanceof ConnectivityMap cm && cm.requestId() == 42,
                 EVENT_WAIT);
@@ -304,6 +319,7 @@ class FailureEventsSystemTest {
                 assertTrue(lists((ConnectivityMap) events.get(cmap), a));
                 assertEquals(List.of(ib.proxy().id()),
                     ((Quiesce) events.get(events.size() - 1)).segments().stream().map(CmiSegment::id).toList());
+                assertEquals(SegState.QUIESCED, onB.call(x -> x.segStatus(ib.proxy()).state()));
                 CmiException attach = assertThrows(CmiException.class, () -> onB.run(x -> x.segAt(ib.proxy(), Set.of())));
                 assertEquals(CmiError.RECONFIG, attach.error(), "no attach while quiesced");
                 long start = System.nanoTime();
@@ -318,6 +334,7 @@ class FailureEventsSystemTest {
             assertTrue(cmap >= 0 && !lists((ConnectivityMap) after.get(cmap), a), "a new map without A: " + after);
             assertEquals(-1, indexOf(after, HomeContextDown.class), "a hang shorter than the death time kills nothing");
             assertEquals(1234L, (long) onB.call(x -> ib.mapping().getLong(0)), "the acknowledged store survived the hang");
+            assertEquals(SegState.ACTIVE, onB.call(x -> x.segStatus(ib.proxy()).state()));
             onB.run(x -> x.segDt(x.segAt(ib.proxy(), Set.of())));
         }
         detection.sort(null);
@@ -433,5 +450,29 @@ class FailureEventsSystemTest {
         });
         Imported ic = importAndAttach(onC, writeThrough, cached.token());
         assertEquals(21L, (long) onC.call(x -> ic.mapping().getLong(0)), "the dead importer's record no longer blocks imports");
+    }
+
+    @Test
+    void shouldReportTheHomesBreakAndStateInTheStatusOfAnImport() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        List<NodeProcess> n = cluster.start("A", "B");
+        ContextThread creator = cluster.context(n.get(0));
+        Shared s = creator.call(c -> {
+            CmiSegment seg = c.segGet(1 << 20, Set.of(io.softcmi.cmi.SegFlag.EXTENSIBLE));
+            c.segBreak(seg, 8192);
+            byte[] h = c.segExp(seg, Set.of(ExportAttr.WRITE_THROUGH)).toBytes();
+            byte[] t = c.tokNew(seg, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes();
+            return new Shared(seg, h, t);
+        });
+        ContextThread onB = cluster.context(n.get(1));
+        Imported ib = importAndAttach(onB, s.handle(), s.token());
+        SegStatus st = onB.call(x -> x.segStatus(ib.proxy()));
+        assertEquals(8192, st.segBrk(), "the home's break");
+        assertEquals(SegState.ACTIVE, st.state());
+        assertTrue(st.imported());
+        creator.run(c -> c.segBreak(s.segment(), 65536));
+        assertEquals(65536, onB.call(x -> x.segStatus(ib.proxy())).segBrk(), "the home's new break");
+        creator.run(c -> c.segRemove(s.segment()));
+        assertEquals(SegState.MARKED_FOR_DELETION, onB.call(x -> x.segStatus(ib.proxy())).state(), "the home's state");
     }
 }

@@ -29,6 +29,8 @@ final class FaultProxy implements AutoCloseable {
     private volatile int targetPort;
     private volatile boolean cut;
     private volatile long delayMs;
+    /** Bytes still to forward towards the daemon before a cut; negative: no cut pending. */
+    private final java.util.concurrent.atomic.AtomicLong budget = new java.util.concurrent.atomic.AtomicLong(-1);
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final Set<Socket> throughCut = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
@@ -58,6 +60,21 @@ final class FaultProxy implements AutoCloseable {
     void cut() {
         throughCut.addAll(sockets);
         cut = true;
+    }
+
+    /**
+     * Cuts (as {@link #cut()}) once {@code bytes} more bytes have been forwarded towards the
+     * daemon: the cut then falls inside whatever was being sent, a request half-delivered.
+     *
+     * @param bytes bytes to let through first
+     */
+    void cutAfter(long bytes) {
+        budget.set(bytes);
+    }
+
+    /** @return whether a cut is in effect */
+    boolean isCut() {
+        return cut;
     }
 
     /** Ends a partition: connections that saw it are closed, new ones flow. */
@@ -105,11 +122,11 @@ final class FaultProxy implements AutoCloseable {
             throughCut.add(client);
             throughCut.add(upstream);
         }
-        Thread.ofVirtual().start(() -> pump(client, upstream));
-        Thread.ofVirtual().start(() -> pump(upstream, client));
+        Thread.ofVirtual().start(() -> pump(client, upstream, true));
+        Thread.ofVirtual().start(() -> pump(upstream, client, false));
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean towardsDaemon) {
         byte[] buf = new byte[64 * 1024];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buf)) >= 0; ) {
@@ -117,6 +134,23 @@ final class FaultProxy implements AutoCloseable {
                     throughCut.add(from);
                     throughCut.add(to);
                     continue; // dropped: a partition loses what is in flight
+                }
+                if (towardsDaemon && budget.get() >= 0) {
+                    long left = budget.getAndAdd(-n);
+                    if (left < n) {
+                        n = (int) Math.max(0, left); // forward up to the cut, drop the rest
+                        budget.set(-1);
+                        throughCut.addAll(sockets);
+                        cut = true;
+                        throughCut.add(from);
+                        throughCut.add(to);
+                        if (n == 0) {
+                            continue;
+                        }
+                        out.write(buf, 0, n);
+                        out.flush();
+                        continue;
+                    }
                 }
                 long d = delayMs;
                 if (d > 0) {

@@ -301,6 +301,31 @@ public sealed interface ControlMessage {
         }
     }
 
+    /**
+     * {@code seg_ctl(CMI_SEG_STATUS)} of an import: the node asks the home for the segment's
+     * break and state. Answered with {@link SegmentReply}.
+     *
+     * @param segId the proxy's id at this node
+     */
+    record ImportStatus(long segId) implements ControlMessage {
+        public MessageType type() { return MessageType.IMPORT_STATUS; }
+        public void encode(WireWriter w) { w.putLong(segId); }
+        static ImportStatus decode(WireReader r) { return new ImportStatus(r.getLong()); }
+    }
+
+    /**
+     * A node asks a segment's home for its descriptor (break and state), for an import's status.
+     * Answered with {@link SegmentReply}.
+     *
+     * @param segId segment at the home
+     * @param generation generation from the handle
+     */
+    record PeerDescribe(long segId, long generation) implements ControlMessage {
+        public MessageType type() { return MessageType.PEER_DESCRIBE; }
+        public void encode(WireWriter w) { w.putLong(segId).putLong(generation); }
+        static PeerDescribe decode(WireReader r) { return new PeerDescribe(r.getLong(), r.getLong()); }
+    }
+
     /** The context is leaving by {@code fini}: a clean end, not a death (one-way, no reply). */
     record Goodbye() implements ControlMessage {
         public MessageType type() { return MessageType.GOODBYE; }

@@ -38,6 +38,8 @@ public enum MessageType {
     /** {@link ControlMessage.PeerProof}. */ PEER_PROOF(42, ControlMessage.PeerProof::decode),
     /** {@link ControlMessage.PeerImport}. */ PEER_IMPORT(43, ControlMessage.PeerImport::decode),
     /** {@link ControlMessage.PeerUnimport}. */ PEER_UNIMPORT(44, ControlMessage.PeerUnimport::decode),
+    /** {@link ControlMessage.ImportStatus}. */ IMPORT_STATUS(27, ControlMessage.ImportStatus::decode),
+    /** {@link ControlMessage.PeerDescribe}. */ PEER_DESCRIBE(47, ControlMessage.PeerDescribe::decode),
     /** {@link ControlMessage.PeerPing}. */ PEER_PING(45, ControlMessage.PeerPing::decode),
     /** {@link ControlMessage.PeerContextDown}. */ PEER_CONTEXT_DOWN(46, ControlMessage.PeerContextDown::decode),
     /** {@link ControlMessage.Goodbye} (one-way: no reply). */ GOODBYE(26, ControlMessage.Goodbye::decode),

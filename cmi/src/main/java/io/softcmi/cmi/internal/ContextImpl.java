@@ -490,7 +490,9 @@ final class ContextImpl implements CmiContext {
     public SegStatus segStatus(CmiSegment seg) {
         enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS) " + seg);
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
-        SegmentDescriptor d = describe(s.id());
+        SegmentDescriptor d = s.imported()
+            ? channel.call(new ControlMessage.ImportStatus(s.id()), ControlMessage.SegmentReply.class).segment()
+            : describe(s.id());
         return new SegStatus(d.id(), d.size(), d.brk(), FlagBits.fromBits(d.flags(), SegFlag.class),
             SegState.values()[Math.clamp(d.state(), 0, SegState.values().length - 1)], d.attachCount(), d.creatorPid(),
             d.exported(), d.imported(), s.home());
