@@ -30,6 +30,7 @@ public final class HelloCmi {
             CmiSegment seg = ctx.segGet(1 << 20, EnumSet.noneOf(SegFlag.class));
             try {
                 CmiMapping m = ctx.segAt(seg, EnumSet.noneOf(AttachFlag.class));
+                ctx.enable(true); // cmi_enb: loads and stores need this thread's access epoch
                 try {
                     m.putLong(0, 41);
                     long before = ctx.atmCas(m, 0, 41, 42);

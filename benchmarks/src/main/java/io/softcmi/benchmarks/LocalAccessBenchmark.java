@@ -80,6 +80,7 @@ public class LocalAccessBenchmark {
         context = Cmi.init(Cmi.LIBRARY_VERSION);
         segment = context.segGet(SEGMENT_SIZE, EnumSet.noneOf(SegFlag.class));
         mapping = context.segAt(segment, Set.of());
+        context.enable(true);
         // The embedded node is the one Cmi.init just started in this JVM.
         Path file = EmbeddedNode.start().config().shmDirectory().resolve("seg-" + segment.id());
         rawArena = Arena.ofShared();

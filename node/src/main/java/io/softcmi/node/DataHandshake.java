@@ -74,6 +74,13 @@ final class DataHandshake {
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
             }
+            if (state.endedContexts.containsKey(WritesInFlight.Writer.of(clientNode, java.nio.ByteBuffer.wrap(ticket).getLong(16)))) {
+                LOG.log(Level.WARNING, "refused a data connection from {0}: its context has ended",
+                    channel.socket().getRemoteSocketAddress());
+                stats.refusedHellos.increment();
+                reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
+                return null;
+            }
             // Bound to the session: the process must prove the key its daemon gave it with the ticket.
             byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
             state.random.nextBytes(nonce);

@@ -217,10 +217,17 @@ final class FailureEvents {
      * @param contextId its session id there
      * @param died true if it did not say {@code fini}
      * @param created ids (at {@code node}) of the segments it created
+     * @param heldTicket whether it may hold a node ticket (its ticket is then refused from now on)
      */
-    void contextEnded(NodeAddressImpl node, long contextId, boolean died, List<Long> created) {
+    void contextEnded(NodeAddressImpl node, long contextId, boolean died, List<Long> created, boolean heldTicket) {
         // Home side: creators of segments it imported.
         WritesInFlight.Writer writer = WritesInFlight.Writer.of(node.nodeId(), contextId);
+        // Its ticket dies with it: no data connection may speak for it any more.
+        if (heldTicket) {
+            long now = System.currentTimeMillis();
+            state.endedContexts.values().removeIf(expiry -> expiry < now);
+            state.endedContexts.put(writer, now + state.config.ticketLifetimeMs());
+        }
         Map<Long, List<long[]>> dirty = state.coherence.dropHolders(node.nodeId(), contextId);
         if (died) {
             putInFlux(dirty, state.writes.takeFor(writer));

@@ -192,6 +192,7 @@ public final class NodeEngine {
             case ControlMessage.TicketRequest r -> {
                 // The ticket, then its session key: the process proves the key to every home.
                 byte[] ticket = state.clusterKey.issueTicket(state.address.nodeId(), s.id);
+                s.ticketIssued = true;
                 byte[] key = state.clusterKey.sessionKey(ticket);
                 byte[] both = java.util.Arrays.copyOf(ticket, ticket.length + key.length);
                 System.arraycopy(key, 0, both, ticket.length, key.length);
@@ -279,7 +280,7 @@ public final class NodeEngine {
                     yield new ControlMessage.SegmentReply(seg.describe());
                 }
                 case ControlMessage.PeerContextDown r -> {
-                    failures.contextEnded(FailureEvents.address(r.node()), r.contextId(), r.died(), r.segmentIds());
+                    failures.contextEnded(FailureEvents.address(r.node()), r.contextId(), r.died(), r.segmentIds(), true);
                     yield new ControlMessage.Ok();
                 }
                 default -> throw NodeException.inval("not a peer request: " + request.type());
@@ -381,7 +382,7 @@ public final class NodeEngine {
             }
         }
         tell.removeIf(a -> java.util.Arrays.equals(a.nodeId(), state.address.nodeId()));
-        failures.contextEnded(state.address, s.id, died, created);
+        failures.contextEnded(state.address, s.id, died, created, s.ticketIssued);
         if (tell.isEmpty()) {
             return;
         }

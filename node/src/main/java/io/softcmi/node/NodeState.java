@@ -33,12 +33,22 @@ final class NodeState {
     final CoherenceDirectory coherence = new CoherenceDirectory();
     /** Remote stores started and not finished, by writing context (read without the lock). */
     final WritesInFlight writes = new WritesInFlight();
+    /**
+     * Contexts of other nodes known to have ended, with the time their tickets expire at the
+     * latest: their tickets are refused from now on (read by the handshake without the lock).
+     */
+    final java.util.concurrent.ConcurrentHashMap<WritesInFlight.Writer, Long> endedContexts =
+        new java.util.concurrent.ConcurrentHashMap<>();
     /** Ranges in flux, by segment id (cmi(7) "Consistent data"). */
     final Map<Long, FluxRanges> flux = new LinkedHashMap<>();
     /** Creators of segments, for notifications (read without the lock). */
     final NotificationService notifications;
     private long nextTokenId = 1;
-    private long nextSessionId = 1;
+    /**
+     * Session (context) ids differ between incarnations of a daemon (its node id stays): a home
+     * that remembers a context of this node as ended must not refuse a new one with the same id.
+     */
+    private long nextSessionId = System.currentTimeMillis() * 1000;
     private long nextSegmentId = 1;
     private long nextAttachId = 1;
     private long nextExportId = 1;

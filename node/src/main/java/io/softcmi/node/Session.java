@@ -42,6 +42,8 @@ final class Session {
     long defaultCacheBytes = -1;
     /** Set when the process said {@code fini} before its connection closed (a clean end, not a death). */
     volatile boolean leftCleanly;
+    /** Set once the process was given a node ticket (refused everywhere this node knows once the session ends). */
+    boolean ticketIssued;
 
     Session(long id, long pid, String user, String processName, int apiVersion, Notifier notifier) {
         this.id = id;

@@ -86,6 +86,8 @@ public final class SampleCode {
         try {
             step(out, "seg_at(seg, 0)",
                 "mapping of " + mapping.size() + " bytes, " + (mapping.readOnly() ? "read-only" : "read/write"));
+            ctx.enable(true);
+            step(out, "cmi_enb(TRUE)", "this thread may load and store CMI segments");
             long rsegSize = ctx.attrRsegSize(seg);
             step(out, "attr_get(CMI_ATTR_RSEG_SIZE)", rsegSize + " bytes");
             RemoteSegmentHandle rseg = ctx.segExp(seg, EnumSet.noneOf(ExportAttr.class));

@@ -92,6 +92,7 @@ public final class SharedSegmentExchange {
             long size = ctx.ctlInfo().protUnits();
             CmiSegment seg = ctx.segGet(size, EnumSet.noneOf(SegFlag.class));
             CmiMapping map = ctx.segAt(seg, EnumSet.noneOf(AttachFlag.class));
+            ctx.enable(true); // cmi_enb: this thread may load and store CMI segments
             try {
                 out.printf("parent: seg_get + seg_at -> segment %d, %d bytes%n", seg.id(), map.size());
                 String message = "hello from parent pid " + ProcessHandle.current().pid();
@@ -189,6 +190,7 @@ public final class SharedSegmentExchange {
         try (CmiContext ctx = Cmi.init(Cmi.LIBRARY_VERSION)) {
             CmiSegment seg = ctx.segFromId(segmentId);
             CmiMapping map = ctx.segAt(seg, EnumSet.noneOf(AttachFlag.class));
+            ctx.enable(true);
             try {
                 out.printf("segFromId(%d) + seg_at -> %d bytes%n", segmentId, map.size());
                 ctx.rmb();

@@ -111,6 +111,7 @@ public final class ThreeNodeCluster {
         Object[] exported = on(threads.get(0), () -> {
             CmiSegment seg = home.segGet(1 << 20, Set.of());
             CmiMapping m = home.segAt(seg, Set.of());
+            home.enable(true); // cmi_enb: this thread loads and stores CMI segments
             m.put(0, "hello from node 1".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 17);
             RemoteSegmentHandle h = home.segExp(seg, Set.of());
             CmiToken t2 = home.tokNew(seg, ctx[1].nodeAddress(), EnumSet.allOf(Access.class));

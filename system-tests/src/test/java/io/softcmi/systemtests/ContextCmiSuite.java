@@ -232,9 +232,9 @@ abstract class ContextCmiSuite extends SingleNodeCmiSuiteBase {
                 long page = c.ctlInfo().protUnits();
                 CmiSegment seg = c.segGet(page, NO_FLAGS);
                 CmiMapping m = c.segAt(seg, Set.of());
+                c.enable(true);
                 c.atmCas(m, 0, 0, 1);
                 c.mb();
-                c.enable(true);
                 c.evtGet(Duration.ZERO);
                 c.segDt(m);
                 c.segRemove(seg);

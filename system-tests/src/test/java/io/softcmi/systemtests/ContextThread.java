@@ -36,7 +36,8 @@ final class ContextThread implements AutoCloseable {
     }
 
     /**
-     * Starts a thread and initializes a context on it.
+     * Starts a thread and initializes a context on it, with CMI access enabled ({@code cmi_enb}) on
+     * that thread.
      *
      * @param name thread name
      * @param callbacks trace callbacks, or null
@@ -49,7 +50,11 @@ final class ContextThread implements AutoCloseable {
             return t;
         });
         try {
-            return new ContextThread(executor, submit(executor, () -> Cmi.init(new CmiVersion(1, 1), callbacks)));
+            return new ContextThread(executor, submit(executor, () -> {
+                CmiContext c = Cmi.init(new CmiVersion(1, 1), callbacks);
+                c.enable(true); // cmi_enb: its thread may load and store CMI segments
+                return c;
+            }));
         } catch (RuntimeException | Error e) {
             executor.shutdownNow();
             throw e;

@@ -84,6 +84,7 @@ class CrossNodeTokenTest extends CrossNodeContextTestBase {
         });
         long id = i.proxy().id();
         onB.run(c -> {
+            c.enable(false); // context threads start enabled
             assertAccessError(CmiAccessError.ENABLE, id, 0, () -> i.mapping().getLong(0));
             assertAccessError(CmiAccessError.ENABLE, id, 8, () -> i.mapping().putLong(8, 1));
             assertAccessError(CmiAccessError.ENABLE, id, 16, () -> c.atmCas(i.mapping(), 16, 0, 1));

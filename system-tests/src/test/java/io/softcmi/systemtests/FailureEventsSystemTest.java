@@ -356,6 +356,13 @@ class FailureEventsSystemTest {
             ContextThread onB = cluster.context(b);
             Imported ib = importAndAttach(onB, s.handle(), s.token());
             onB.run(x -> ib.mapping().putLong(16, 4321));
+            // A slow network (30 ms more each way) is not a failure: no event, access works.
+            cut.delay(30);
+            assertEquals(4321L, (long) onB.call(x -> ib.mapping().getLong(16)));
+            Thread.sleep(1_500);
+            assertEquals(4321L, (long) onB.call(x -> ib.mapping().getLong(16)));
+            assertEquals(List.of(), drain(onB), "a delay below the suspicion time raises nothing");
+            cut.delay(0);
             Thread.sleep(600);
             long cutAt = System.nanoTime();
             cut.cut();
@@ -395,7 +402,20 @@ class FailureEventsSystemTest {
         writer.expect("attach " + proxy, "ATTACHED");
         writer.expect("put-long-nobarrier " + proxy + " 0 7", "OK"); // a cached store, no release
         writer.kill();
-        eventsUntil(creator, e -> e instanceof RemoteContextDown, EVENT_WAIT);
+        List<CmiEvent> down = eventsUntil(creator, e -> e instanceof RemoteContextDown, EVENT_WAIT);
+        long deadContext = ((RemoteContextDown) down.get(down.size() - 1)).contextId();
+        // The dead context's ticket died with it; a live context's ticket of the same node works.
+        byte[] nodeB = ClusterNodes.nodeId(n.get(1));
+        long inAnHour = System.currentTimeMillis() + 3_600_000;
+        try (RawDataClient raw = RawDataClient.connect(ClusterNodes.port(n.get(0)), (byte) 'D')) {
+            RawDataClient.Reply r = raw.helloWithProof(RawDataClient.ticket(cluster.clusterKey(), nodeB, deadContext, inAnHour),
+                cluster.clusterKey());
+            assertEquals(253, r.status(), "the home refuses the ticket of a context that ended: " + r);
+        }
+        try (RawDataClient raw = RawDataClient.open(ClusterNodes.port(n.get(0)),
+                RawDataClient.ticket(cluster.clusterKey(), nodeB, deadContext + 1, inAnHour), cluster.clusterKey())) {
+            assertTrue(raw != null);
+        }
         creator.run(c -> {
             Optional<SegRange> flux = c.segCheck(s.segment(), 0, 65536);
             assertTrue(flux.isPresent(), "the line the dead cache held writable is in flux");

@@ -194,6 +194,7 @@ class MultiProcessCmiSystemTest {
         assumeTrue(System.getenv("SOFTCMI_NODE") == null && System.getProperty("softcmi.node") == null,
             "this JVM uses a daemon, not the embedded node");
         try (CmiContext ctx = Cmi.init(Cmi.LIBRARY_VERSION)) {
+            ctx.enable(true);
             Path dir = EmbeddedNode.directory();
             assertTrue(dir != null && Files.exists(dir.resolve("cmid.sock")), "the embedded node serves " + dir);
             long page = ctx.ctlInfo().protUnits();

@@ -361,4 +361,31 @@ abstract class SegmentCmiSuite extends ContextCmiSuite {
         ctx.segRemove(b);
         assertEquals(before, available());
     }
+
+    /** {@code cmi_enb}: loads and stores of a local segment need the calling thread's access epoch too. */
+    @Test
+    void shouldGateLocalAccessWithTheThreadsAccessEpoch() {
+        CmiSegment seg = newSegment(1);
+        CmiMapping m = ctx.segAt(seg, READ_WRITE);
+        long id = seg.id();
+        m.putLong(0, 7);
+        ctx.enable(false);
+        assertAccessError(CmiAccessError.ENABLE, id, 0, () -> m.getLong(0));
+        assertAccessError(CmiAccessError.ENABLE, id, 8, () -> m.putLong(8, 1));
+        assertAccessError(CmiAccessError.ENABLE, id, 16, () -> ctx.atmCas(m, 16, 0, 1));
+        assertAccessError(CmiAccessError.ENABLE, id, 32, () -> m.get(32, new byte[8], 0, 8));
+        ctx.enable(true);
+        assertEquals(7, m.getLong(0));
+        ContextThread.runOnFreshThread(() -> {
+            ctx.iniTh();
+            try {
+                assertAccessError(CmiAccessError.ENABLE, id, 0, () -> m.getLong(0)); // another thread has its own epoch
+                ctx.enable(true);
+                assertEquals(7, m.getLong(0));
+            } finally {
+                ctx.fini();
+            }
+        });
+        assertEquals(7, m.getLong(0), "this thread's epoch is still open");
+    }
 }

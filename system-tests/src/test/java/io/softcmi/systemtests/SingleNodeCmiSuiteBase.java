@@ -50,6 +50,7 @@ abstract class SingleNodeCmiSuiteBase {
     @BeforeEach
     final void openContext() {
         ctx = Cmi.init(V1_1);
+        ctx.enable(true); // cmi_enb: loads and stores of any CMI segment need the thread's access epoch
         page = ctx.ctlInfo().protUnits();
     }
 
@@ -97,6 +98,7 @@ abstract class SingleNodeCmiSuiteBase {
     protected final ContextThread otherContext() {
         ContextThread t = ContextThread.open("other-context-" + (others.size() + 1));
         others.add(t);
+        t.run(c -> c.enable(true));
         return t;
     }
 

@@ -51,6 +51,7 @@ final class WorkerLoop {
         CmiContext ctx;
         try {
             ctx = Cmi.init(new CmiVersion(1, 1));
+            ctx.enable(true); // cmi_enb on the command thread: workers load and store segments
         } catch (CmiException e) {
             out.println(Workers.REPLY + "ERROR " + e.error() + " " + Cmi.lastError() + " " + e.getMessage());
             Runtime.getRuntime().exit(3);

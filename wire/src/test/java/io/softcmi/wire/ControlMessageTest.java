@@ -60,6 +60,8 @@ class ControlMessageTest {
             new ControlMessage.PeerProof(new byte[32]),
             new ControlMessage.PeerImport(7, 3, true, handle, 21, 5),
             new ControlMessage.PeerPing(handle),
+            new ControlMessage.ImportStatus(9),
+            new ControlMessage.PeerDescribe(7, 7),
             new ControlMessage.PeerContextDown(handle, 5, true, List.of(7L, 8L)),
             new ControlMessage.Goodbye(),
             new ControlMessage.HomeDownNotice(handle),

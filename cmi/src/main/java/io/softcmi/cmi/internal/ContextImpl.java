@@ -153,6 +153,7 @@ final class ContextImpl implements CmiContext {
         }
         ts.context = null;
         ts.enabled = false;
+        forgetEnabledThread();
         ts.epoch = null;
         ts.lastError = null;
         tracer.trace(TraceFacility.INI, TraceLevel.INFO, "fini " + me.getName());
@@ -713,6 +714,19 @@ final class ContextImpl implements CmiContext {
     public void enable(boolean on) {
         ThreadState ts = enter(TraceFacility.MEM, "cmi_enb " + on);
         ts.enabled = on;
+        if (!on) {
+            forgetEnabledThread();
+        }
+    }
+
+    /** The calling thread's access epoch closed: local attaches check it afresh. */
+    private void forgetEnabledThread() {
+        Thread me = Thread.currentThread();
+        for (CmiMapping m : mappings.keySet()) {
+            if (m instanceof LocalMapping lm) {
+                lm.forgetEnabled(me);
+            }
+        }
     }
 
     @Override

@@ -46,6 +46,12 @@ class LocalMapping implements CmiMapping {
      * path then costs one field read).
      */
     private volatile long[] flux;
+    /**
+     * The last thread that passed the {@code cmi_enb} check here. A plain field: only a thread
+     * can set it to itself, and only that thread clears it (when it disables access), so a
+     * thread reading a stale value merely takes the full check.
+     */
+    private Thread enabledFor;
 
     LocalMapping(ContextImpl context, SegmentImpl segment, long attachId, Arena arena, MemorySegment data,
             boolean readOnly) {
@@ -108,6 +114,44 @@ class LocalMapping implements CmiMapping {
         flux = ranges.length == 0 ? null : ranges;
     }
 
+    /**
+     * The checks every access makes before it touches memory: the calling thread enabled CMI
+     * access ({@code cmi_enb}: else ENABLE), and the bytes are not in flux (else CONSIST). While
+     * nothing is in flux and the same thread keeps accessing, this is two field reads.
+     */
+    final void guard(long off, long len) {
+        if (Thread.currentThread() != enabledFor) {
+            enabledSlow(off, len);
+        }
+        if (flux != null) {
+            checkFlux(off, len);
+        }
+    }
+
+    private void enabledSlow(long off, long len) {
+        // In the order a user meets them, as on a remote attach: detached, out of range, then ENABLE.
+        if (!arena.scope().isAlive()) {
+            throw new IllegalStateException("segment " + segmentId + " is detached");
+        }
+        java.util.Objects.checkFromIndexSize(off, len, data.byteSize());
+        if (!ThreadState.current().enabled) {
+            throw Errors.access(CmiAccessError.ENABLE, segmentId, off);
+        }
+        enabledFor = Thread.currentThread();
+    }
+
+    /**
+     * The thread closed its access epoch ({@code cmi_enb(false)} or {@code fini}): it must pass
+     * the full check again. Called by that thread, so its own next access sees this.
+     *
+     * @param t the calling thread
+     */
+    void forgetEnabled(Thread t) {
+        if (enabledFor == t) {
+            enabledFor = null;
+        }
+    }
+
     /** Throws CONSIST if {@code [off, off + len)} touches a range in flux. */
     final void checkFlux(long off, long len) {
         long[] f = flux;
@@ -127,13 +171,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public byte getByte(long off) {
-        checkFlux(off, 1);
+        guard(off, 1);
         return data.get(BYTE, off);
     }
 
     @Override
     public void putByte(long off, byte v) {
-        checkFlux(off, 1);
+        guard(off, 1);
         if (readOnly) {
             throw denied(off);
         }
@@ -142,13 +186,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public short getShort(long off) {
-        checkFlux(off, 2);
+        guard(off, 2);
         return data.get(SHORT, off);
     }
 
     @Override
     public void putShort(long off, short v) {
-        checkFlux(off, 2);
+        guard(off, 2);
         if (readOnly) {
             throw denied(off);
         }
@@ -157,13 +201,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public int getInt(long off) {
-        checkFlux(off, 4);
+        guard(off, 4);
         return data.get(INT, off);
     }
 
     @Override
     public void putInt(long off, int v) {
-        checkFlux(off, 4);
+        guard(off, 4);
         if (readOnly) {
             throw denied(off);
         }
@@ -172,13 +216,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public long getLong(long off) {
-        checkFlux(off, 8);
+        guard(off, 8);
         return data.get(LONG, off);
     }
 
     @Override
     public void putLong(long off, long v) {
-        checkFlux(off, 8);
+        guard(off, 8);
         if (readOnly) {
             throw denied(off);
         }
@@ -187,13 +231,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public float getFloat(long off) {
-        checkFlux(off, 4);
+        guard(off, 4);
         return data.get(FLOAT, off);
     }
 
     @Override
     public void putFloat(long off, float v) {
-        checkFlux(off, 4);
+        guard(off, 4);
         if (readOnly) {
             throw denied(off);
         }
@@ -202,13 +246,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public double getDouble(long off) {
-        checkFlux(off, 8);
+        guard(off, 8);
         return data.get(DOUBLE, off);
     }
 
     @Override
     public void putDouble(long off, double v) {
-        checkFlux(off, 8);
+        guard(off, 8);
         if (readOnly) {
             throw denied(off);
         }
@@ -217,13 +261,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public void get(long off, byte[] dst, int dstOff, int len) {
-        checkFlux(off, len);
+        guard(off, len);
         MemorySegment.copy(data, BYTE, off, dst, dstOff, len);
     }
 
     @Override
     public void put(long off, byte[] src, int srcOff, int len) {
-        checkFlux(off, len);
+        guard(off, len);
         if (readOnly) {
             throw denied(off);
         }
@@ -232,13 +276,13 @@ class LocalMapping implements CmiMapping {
 
     @Override
     public void get(long off, MemorySegment dst) {
-        checkFlux(off, dst.byteSize());
+        guard(off, dst.byteSize());
         MemorySegment.copy(data, off, dst, 0, dst.byteSize());
     }
 
     @Override
     public void put(long off, MemorySegment src) {
-        checkFlux(off, src.byteSize());
+        guard(off, src.byteSize());
         if (readOnly) {
             throw denied(off);
         }
@@ -269,7 +313,10 @@ class LocalMapping implements CmiMapping {
      * VarHandle checks bounds and alignment (IllegalArgumentException when misaligned).
      */
     final long casUnchecked(long off, long cmpval, long swpval) {
-        checkFlux(off, 8);
+        if ((off & 7) != 0) {
+            throw new IllegalArgumentException("misaligned"); // the caller turns this into INVAL
+        }
+        guard(off, 8);
         return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
     }
 
@@ -282,7 +329,7 @@ class LocalMapping implements CmiMapping {
      * @return the value before
      */
     long casChecked(long off, long cmpval, long swpval) {
-        checkFlux(off, 8);
+        guard(off, 8);
         return (long) ATOMIC_LONG.compareAndExchange(data, off, cmpval, swpval);
     }
 

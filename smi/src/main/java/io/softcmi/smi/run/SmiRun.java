@@ -350,7 +350,9 @@ public final class SmiRun {
         System.setProperty("softcmi.node", nodeDir.toString());
         System.setProperty("softcmi.embedded", "false");
         try {
-            return Cmi.init(new CmiVersion(1, 1));
+            CmiContext ctx = Cmi.init(new CmiVersion(1, 1));
+            ctx.enable(true); // cmi_enb: smirun reads and writes the job's bootstrap segment
+            return ctx;
         } finally {
             if (before == null) {
                 System.clearProperty("softcmi.node");
