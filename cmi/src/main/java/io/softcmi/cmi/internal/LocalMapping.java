@@ -47,11 +47,12 @@ class LocalMapping implements CmiMapping {
      */
     private volatile long[] flux;
     /**
-     * The last thread that passed the {@code cmi_enb} check here. A plain field: only a thread
-     * can set it to itself, and only that thread clears it (when it disables access), so a
-     * thread reading a stale value merely takes the full check.
+     * The thread that may access without further checks: the first one that passed the
+     * {@code cmi_enb} check while nothing was in flux (until it disables access or detaches). Null whenever ranges are in flux (every
+     * access then checks them) or nobody passed yet. The fast path is this one volatile read
+     * and a comparison.
      */
-    private Thread enabledFor;
+    private volatile Thread fastThread;
 
     LocalMapping(ContextImpl context, SegmentImpl segment, long attachId, Arena arena, MemorySegment data,
             boolean readOnly) {
@@ -112,23 +113,22 @@ class LocalMapping implements CmiMapping {
      */
     void setFlux(long[] ranges) {
         flux = ranges.length == 0 ? null : ranges;
+        fastThread = null; // everyone checks again (and sees the ranges)
     }
 
     /**
      * The checks every access makes before it touches memory: the calling thread enabled CMI
      * access ({@code cmi_enb}: else ENABLE), and the bytes are not in flux (else CONSIST). While
-     * nothing is in flux and the same thread keeps accessing, this is two field reads.
+     * nothing is in flux, the thread that passed first pays one volatile read and a comparison;
+     * other threads pay a ThreadLocal lookup.
      */
     final void guard(long off, long len) {
-        if (Thread.currentThread() != enabledFor) {
-            enabledSlow(off, len);
-        }
-        if (flux != null) {
-            checkFlux(off, len);
+        if (Thread.currentThread() != fastThread) {
+            slowGuard(off, len);
         }
     }
 
-    private void enabledSlow(long off, long len) {
+    private void slowGuard(long off, long len) {
         // In the order a user meets them, as on a remote attach: detached, out of range, then ENABLE.
         if (!arena.scope().isAlive()) {
             throw new IllegalStateException("segment " + segmentId + " is detached");
@@ -137,7 +137,20 @@ class LocalMapping implements CmiMapping {
         if (!ThreadState.current().enabled) {
             throw Errors.access(CmiAccessError.ENABLE, segmentId, off);
         }
-        enabledFor = Thread.currentThread();
+        long[] f = flux;
+        if (f != null) {
+            checkFlux(off, len);
+            return; // no fast path while ranges are in flux
+        }
+        if (fastThread == null) {
+            // The first thread to pass keeps the fast path; others take this path each time
+            // (a ThreadLocal lookup) rather than bounce the field between cores.
+            Thread me = Thread.currentThread();
+            fastThread = me;
+            if (flux != null && fastThread == me) {
+                fastThread = null; // ranges came in meanwhile: setFlux's reset may have come first
+            }
+        }
     }
 
     /**
@@ -147,8 +160,8 @@ class LocalMapping implements CmiMapping {
      * @param t the calling thread
      */
     void forgetEnabled(Thread t) {
-        if (enabledFor == t) {
-            enabledFor = null;
+        if (fastThread == t) {
+            fastThread = null;
         }
     }
 
