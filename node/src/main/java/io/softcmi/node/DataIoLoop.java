@@ -67,7 +67,11 @@ final class DataIoLoop implements Runnable {
                     stats.pollNanos.add(polled - waitStart);
                     if (ready == 0 && incoming.isEmpty()) {
                         ready = selector.select();
-                        stats.blockNanos.add(System.nanoTime() - polled);
+                        long woke = System.nanoTime();
+                        stats.blockNanos.add(woke - polled);
+                        if (polled == waitStart || polled - waitStart < 1_000) {
+                            budget.blocked(woke - waitStart); // blocked without polling
+                        }
                     }
                 }
                 long workStart = System.nanoTime();

@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * preemption in about 15 us. So, like adaptive spinning in a lock:
  * <ul>
  *   <li><b>only while polling has been paying</b>: each waiter keeps a moving rate of its polls
- *       that saw data within the budget. While at least half did, it polls for the full
- *       budget; otherwise it blocks at once, except for one probe every {@link #PROBE_EVERY}
- *       waits that notices when replies become fast again;</li>
+ *       that saw data within the budget (and of blocked waits that ended within it: those a
+ *       poll would have caught too, {@link #blocked}). While at least half did, it polls for
+ *       the full budget; otherwise it blocks at once, except for one probe every
+ *       {@link #PROBE_EVERY} waits that notices when replies become fast again;</li>
  *   <li><b>only while cores are free</b>: a poll loop that sees a gap of
  *       {@link #PREEMPTED_NANOS} between two of its iterations was descheduled, so every core is
  *       busy: it stops, and nobody in this JVM polls for the next {@link #BACKOFF_NANOS};</li>
@@ -69,6 +70,21 @@ public final class PollBudget {
      */
     public void polled(boolean hit) {
         hitRate += ((hit ? ONE : 0) - hitRate) >> 3;
+    }
+
+    /**
+     * Records a wait that blocked without polling: if the data came within the budget anyway
+     * (wake-up included), a poll would have caught it too, so it counts as a hit. A longer
+     * wait says nothing (it may be the wake-up itself). Without this, two ends that both block
+     * never learn that polling would pay again: each end's wait includes the other's wake-up,
+     * so neither end's occasional probe catches a reply in time.
+     *
+     * @param waitedNanos from the start of the wait to the data
+     */
+    public void blocked(long waitedNanos) {
+        if (waitedNanos <= maxNanos) {
+            polled(true);
+        }
     }
 
     /**

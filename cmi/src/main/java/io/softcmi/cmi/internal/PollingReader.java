@@ -60,7 +60,11 @@ public final class PollingReader implements ReadableByteChannel {
                 PollBudget.endPolling();
             }
         }
-        return channel.read(dst);
+        int n = channel.read(dst);
+        if (limit == 0) {
+            budget.blocked(System.nanoTime() - start); // would a poll have caught it?
+        }
+        return n;
     }
 
     @Override

@@ -423,6 +423,8 @@ final class RemoteConnection implements AutoCloseable {
     /** Reads replies until {@code c}'s has come: polls for the budget, then blocks in the selector. */
     private void readUntil(Call c, long deadline) throws IOException {
         boolean first = true;
+        boolean polledAtAll = false;
+        long waitStart = System.nanoTime();
         while (!c.done) {
             long start = System.nanoTime();
             long limit = budget.budget();
@@ -435,6 +437,7 @@ final class RemoteConnection implements AutoCloseable {
             first = false;
             int n = 0;
             if (limit > 0 && PollBudget.startPolling()) {
+                polledAtAll = true;
                 try {
                     long previous = start;
                     while (!c.done && n == 0) {
@@ -460,6 +463,9 @@ final class RemoteConnection implements AutoCloseable {
             }
             selector.select(Math.max(1, left / 1_000_000));
             selector.selectedKeys().clear();
+        }
+        if (!polledAtAll) {
+            budget.blocked(System.nanoTime() - waitStart); // would a poll have caught it?
         }
     }
 

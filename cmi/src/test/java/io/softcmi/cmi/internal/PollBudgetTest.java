@@ -1,0 +1,52 @@
+package io.softcmi.cmi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adaptive polling rule: a waiter polls while its polls pay, stops after misses, and learns
+ * from blocked waits that a poll would have caught (so two ends that both block find their way
+ * back to polling). No timing: only the decisions.
+ */
+class PollBudgetTest {
+    private static final long BUDGET = 50_000;
+
+    @Test
+    void shouldPollWhilePollsPayAndStopAfterMisses() {
+        PollBudget b = new PollBudget(BUDGET);
+        assertEquals(BUDGET, b.budget(), "a fresh waiter polls");
+        for (int i = 0; i < 20; i++) {
+            b.polled(false);
+        }
+        int polls = 0;
+        for (int i = 0; i < PollBudget.PROBE_EVERY * 4; i++) {
+            polls += b.budget() > 0 ? 1 : 0;
+        }
+        assertEquals(4, polls, "after many misses, only one probe every " + PollBudget.PROBE_EVERY + " waits");
+    }
+
+    @Test
+    void shouldCountABlockedWaitWithinTheBudgetAsAHitAndALongerOneAsNothing() {
+        PollBudget b = new PollBudget(BUDGET);
+        for (int i = 0; i < 20; i++) {
+            b.polled(false);
+        }
+        for (int i = 0; i < 20; i++) {
+            b.blocked(BUDGET * 3); // includes a wake-up: says nothing
+        }
+        assertEquals(0, countPolls(b, 15), "long blocked waits do not bring polling back");
+        for (int i = 0; i < 20; i++) {
+            b.blocked(BUDGET / 2); // the data came fast although nobody polled
+        }
+        assertEquals(15, countPolls(b, 15), "fast blocked waits bring polling back");
+    }
+
+    private static int countPolls(PollBudget b, int waits) {
+        int polls = 0;
+        for (int i = 0; i < waits; i++) {
+            polls += b.budget() > 0 ? 1 : 0;
+        }
+        return polls;
+    }
+}
