@@ -9,13 +9,47 @@ import java.util.Locale;
 
 /**
  * The tables {@code cmiadm} lists: nodes, contexts, segments, exports, imports, tokens,
- * reservations, and the remote data path's counters ({@code dataplane}). Ids only, never secrets. Called under the engine's lock.
+ * reservations, peers (the failure detector's view), and the remote data path's counters
+ * ({@code dataplane}). Ids only, never secrets. Called under the engine's lock.
  */
 final class AdminService {
     private final NodeState state;
+    private final java.util.function.Supplier<List<PeerMonitor.PeerView>> peers;
 
-    AdminService(NodeState state) {
+    AdminService(NodeState state, java.util.function.Supplier<List<PeerMonitor.PeerView>> peers) {
         this.state = state;
+        this.peers = peers;
+    }
+
+    /**
+     * The word {@code cmiadm peers} and the metrics use for a peer's health.
+     *
+     * @param h a health
+     * @return {@code alive}, {@code suspected} or {@code dead}
+     */
+    static String stateWord(PeerMonitor.Health h) {
+        return switch (h) {
+            case UP -> "alive";
+            case SUSPECT -> "suspected";
+            case DEAD -> "dead";
+        };
+    }
+
+    /**
+     * How many proxies here have their home at {@code peer} (imports from it), and how many
+     * imports of this node's segments {@code peer} holds (exports to it).
+     *
+     * @param peer a peer
+     * @return {imports from, exports to}
+     */
+    long[] links(io.softcmi.cmi.internal.NodeAddressImpl peer) {
+        byte[] id = peer.nodeId();
+        long from = state.proxies.values().stream().filter(p -> java.util.Arrays.equals(p.home.nodeId(), id)).count();
+        long to = state.homeImports.stream().filter(i -> {
+            io.softcmi.cmi.internal.NodeAddressImpl importer = FailureEvents.address(i.importer());
+            return importer != null && java.util.Arrays.equals(importer.nodeId(), id);
+        }).count();
+        return new long[] {from, to};
     }
 
     ControlMessage list(String table) {
@@ -83,12 +117,24 @@ final class AdminService {
                 }
                 yield new ControlMessage.Table(List.of("KEY", "USER", "RESERVED", "ALLOCATED", "CONTEXTS"), rows);
             }
+            case "peers" -> {
+                long now = System.nanoTime();
+                for (PeerMonitor.PeerView v : peers.get()) {
+                    long[] links = links(v.peer());
+                    long heard = v.lastHeardAgoMillis(now);
+                    rows.add(List.of(v.peer().toString(), stateWord(v.health()), heard < 0 ? "-" : str(heard),
+                        v.rttNanos() < 0 ? "-" : str(Math.max(1, v.rttNanos() / 1000)), str(v.heartbeats()), str(links[0]),
+                        str(links[1]), java.time.Instant.ofEpochMilli(v.sinceMillis()).toString()));
+                }
+                yield new ControlMessage.Table(List.of("ADDRESS", "STATE", "LAST-HEARD-MS", "RTT-US", "HEARTBEATS",
+                    "IMPORTS-FROM", "EXPORTS-TO", "SINCE"), rows);
+            }
             case "dataplane" -> {
                 state.dataStats.snapshot().forEach((k, v) -> rows.add(List.of(k, str(v))));
                 yield new ControlMessage.Table(List.of("FIGURE", "VALUE"), rows);
             }
             default -> throw NodeException.inval("unknown table '" + table
-                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, dataplane)");
+                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, peers, dataplane)");
         };
     }
 

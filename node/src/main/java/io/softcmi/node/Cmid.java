@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
  *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS]
+ *      [--tls-keystore FILE --tls-password-file FILE]
  * </pre>
  * {@code --config FILE} reads options from a file first (see {@link #readConfig}); options on the
  * command line after it override the file's.
@@ -39,7 +40,8 @@ public final class Cmid {
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
             System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] "
-                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS]");
+                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS] "
+                + "[--tls-keystore FILE --tls-password-file FILE]");
             Runtime.getRuntime().exit(2);
             return;
         }
@@ -159,6 +161,8 @@ public final class Cmid {
     static NodeConfig parse(String[] commandLine) {
         String[] args = expandConfig(commandLine);
         NodeConfig c = new NodeConfig();
+        Path tlsKeyStore = null;
+        Path tlsPasswordFile = null;
         String env = System.getenv("SOFTCMI_NODE");
         if (env != null && !env.isBlank()) {
             c.directory(Path.of(env));
@@ -195,6 +199,8 @@ public final class Cmid {
                 case "--name" -> c.name(v);
                 case "--group" -> c.group(v);
                 case "--cluster-key" -> c.clusterKeyFile(checkKeyFile(Path.of(v)));
+                case "--tls-keystore" -> tlsKeyStore = Path.of(v);
+                case "--tls-password-file" -> tlsPasswordFile = Path.of(v);
                 case "--shm-dir" -> c.shmDirectory(Path.of(v));
                 case "--memory" -> {
                     try {
@@ -235,6 +241,9 @@ public final class Cmid {
             }
             i++;
         }
+        if (tlsKeyStore != null || tlsPasswordFile != null) {
+            c.tls(loadTls(tlsKeyStore, tlsPasswordFile));
+        }
         return c.conclude();
     }
 
@@ -248,6 +257,23 @@ public final class Cmid {
             to.accept(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("bad port in " + option + " " + v);
+        }
+    }
+
+    /** Loads the TLS key store named by {@code --tls-keystore}, its password from a private file. */
+    private static io.softcmi.wire.ClusterTls loadTls(Path keyStore, Path passwordFile) {
+        if (keyStore == null || passwordFile == null) {
+            throw new IllegalArgumentException("TLS needs both --tls-keystore and --tls-password-file");
+        }
+        try {
+            var perms = Files.getPosixFilePermissions(passwordFile);
+            if (perms.contains(PosixFilePermission.OTHERS_READ) || perms.contains(PosixFilePermission.GROUP_READ)) {
+                throw new IllegalArgumentException("TLS password file " + passwordFile + " must not be readable by others");
+            }
+            char[] password = Files.readString(passwordFile).strip().toCharArray();
+            return io.softcmi.wire.ClusterTls.fromKeyStore(keyStore, password);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot use TLS: " + e.getMessage());
         }
     }
 

@@ -20,6 +20,8 @@ final class CoherentAccess {
     private final long clientSession;
     private final HomeAccess access;
     private final DataPathStats stats;
+    /** Bytes the last successful diff wrote (read by the connection that owns this, on its thread). */
+    private long lastDiffBytes;
 
     CoherentAccess(DataHandshake.DataClient client, HomeAccess access, DataPathStats stats) {
         this.clientNode = client.node();
@@ -121,7 +123,13 @@ final class CoherentAccess {
         log(segmentId, cacheId, logStart, logEnd);
         stats.diffRuns.add(runs);
         stats.request(DataProtocol.OP_DIFF, bytes);
+        lastDiffBytes = bytes;
         return DataProtocol.STATUS_OK;
+    }
+
+    /** @return the bytes the last successful {@link #diff} wrote */
+    long lastDiffBytes() {
+        return lastDiffBytes;
     }
 
     private void log(long segmentId, long cacheId, long start, long end) {

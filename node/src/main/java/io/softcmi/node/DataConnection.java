@@ -4,11 +4,14 @@ import io.softcmi.cmi.Access;
 import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.internal.AccessStatus;
 import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
@@ -22,6 +25,11 @@ import java.nio.channels.SocketChannel;
  * <p>Back-pressure instead of spinning: while replies cannot be written (the client does not
  * read), the connection stops reading requests and waits for the socket to become writable, so
  * a client that asks for megabytes and never reads them costs memory for one reply and no CPU.
+ *
+ * <p>With TLS the bytes pass through a {@link TlsChannel}: bulk data is then copied through its
+ * buffers (no zero-copy), decrypted bytes it holds are served before the loop waits again
+ * ({@link #hasBufferedInput()}), and encrypted bytes it could not send yet keep the connection
+ * waiting for the socket to become writable.
  */
 final class DataConnection {
     /** Input buffer: many small requests, or the start of a bulk store. */
@@ -32,6 +40,11 @@ final class DataConnection {
     static final int INLINE_READ = 8 * 1024;
 
     private final SocketChannel channel;
+    /** The TLS layer over {@link #channel}, or null. */
+    private final TlsChannel tls;
+    /** Where bytes are read from and written to: {@link #tls} or {@link #channel}. */
+    private final ByteChannel io;
+    private final GatheringByteChannel gather;
     private final byte[] clientNode;
     /** The context this connection writes for, for the writes-in-flight record. */
     private final WritesInFlight.Writer writer;
@@ -55,14 +68,27 @@ final class DataConnection {
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
+    /** This client node's traffic (null when the table is full). */
+    private final Traffic peerTraffic;
+    /** The last segment served and its traffic: most connections use one segment. */
+    private long trafficSegment = -1;
+    private Traffic segmentTraffic;
+    /** Bytes read from / written to the segment by the request being served. */
+    private long requestRead;
+    private long requestWritten;
 
-    DataConnection(SocketChannel channel, DataHandshake.DataClient client, HomeAccess access, DataPathStats stats) {
+    DataConnection(SocketChannel channel, TlsChannel tls, DataHandshake.DataClient client, HomeAccess access,
+            DataPathStats stats) {
         this.channel = channel;
+        this.tls = tls;
+        this.io = tls != null ? tls : channel;
+        this.gather = tls != null ? tls : channel;
         this.clientNode = client.node();
         this.writer = WritesInFlight.Writer.of(client.node(), client.session());
         this.access = access;
         this.stats = stats;
         this.coherent = new CoherentAccess(client, access, stats);
+        this.peerTraffic = stats.byPeer.of(java.util.HexFormat.of().formatHex(client.node()));
     }
 
     SocketChannel channel() {
@@ -71,6 +97,11 @@ final class DataConnection {
 
     void registered(SelectionKey k) {
         this.key = k;
+    }
+
+    /** @return true when TLS holds input the selector cannot see: serve again without waiting */
+    boolean hasBufferedInput() {
+        return tls != null && tls.hasBufferedInput() && key != null && key.interestOps() == SelectionKey.OP_READ;
     }
 
     /**
@@ -105,10 +136,10 @@ final class DataConnection {
                 if (bulkIn != null || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
                     continue;
                 }
-                if (readThisPass) {
+                if (readThisPass && (tls == null || !tls.hasBufferedInput())) {
                     break; // level-triggered: the selector reports the socket again if more came
                 }
-                int n = channel.read(in);
+                int n = io.read(in);
                 readThisPass = true;
                 if (n < 0) {
                     return false;
@@ -135,7 +166,7 @@ final class DataConnection {
     /** Reads the rest of a store's payload into the mapping, or drops a refused one. @return false on EOF */
     private boolean readPayload() throws IOException {
         if (bulkIn != null) {
-            if (channel.read(bulkIn) < 0) {
+            if (io.read(bulkIn) < 0) {
                 return false;
             }
             if (!bulkIn.hasRemaining()) {
@@ -148,7 +179,7 @@ final class DataConnection {
             return true;
         }
         in.clear().limit((int) Math.min(IN_CAPACITY, discard));
-        int n = channel.read(in);
+        int n = io.read(in);
         in.clear();
         if (n < 0) {
             return false;
@@ -166,6 +197,9 @@ final class DataConnection {
                     && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
                 int p = in.position();
                 long started = System.nanoTime();
+                int replyAt = out.position();
+                requestRead = 0;
+                requestWritten = 0;
                 int payload = DataProtocol.requestPayload(in.getInt(p));
                 byte op = in.get(p + 4);
                 long requestId = in.getLong(p + 8);
@@ -181,6 +215,7 @@ final class DataConnection {
                     if (status == DataProtocol.STATUS_MALFORMED) {
                         malformed(requestId);
                     } else {
+                        requestWritten = status == DataProtocol.STATUS_OK ? coherent.lastDiffBytes() : 0;
                         reply(status, requestId, 0);
                     }
                 } else if (op == DataProtocol.OP_ACQUIRE && payload == 0) {
@@ -193,7 +228,9 @@ final class DataConnection {
                 } else {
                     malformed(requestId);
                 }
-                stats.serviceNanos.recordValue(System.nanoTime() - started);
+                long took = System.nanoTime() - started;
+                stats.serviceNanos.recordValue(took);
+                traffic(in.getLong(p + 16), replyAt, took);
                 served++;
             }
         } catch (WireFormatException e) {
@@ -201,6 +238,35 @@ final class DataConnection {
         }
         in.compact();
         return served;
+    }
+
+    /** Records a served request in its peer's and its segment's traffic. */
+    private void traffic(long segmentId, int replyAt, long took) {
+        // A request that replied did so at replyAt; a store still being read has not (yet) failed.
+        byte status = out.position() > replyAt ? out.get(replyAt + 4) : DataProtocol.STATUS_OK;
+        boolean ok = status == DataProtocol.STATUS_OK;
+        if (peerTraffic != null) {
+            peerTraffic.record(requestRead, requestWritten, !ok && status != DataProtocol.STATUS_MALFORMED, took);
+        }
+        if (ok) { // refused requests may name any segment id: they count for the peer only
+            if (segmentId != trafficSegment) {
+                segmentTraffic = stats.bySegment.of(segmentId);
+                trafficSegment = segmentId;
+            }
+            if (segmentTraffic != null) {
+                segmentTraffic.record(requestRead, requestWritten, false, took);
+            }
+        }
+    }
+
+    /** Counts a request in the node's totals and in the request's bytes. */
+    private void count(byte op, long bytes) {
+        stats.request(op, bytes);
+        if (op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL) {
+            requestRead += bytes;
+        } else if (op == DataProtocol.OP_PUT) {
+            requestWritten += bytes;
+        }
     }
 
     private void servePut(int p, int payload, long requestId) {
@@ -234,7 +300,7 @@ final class DataConnection {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
             return;
         }
-        stats.request(DataProtocol.OP_PUT, payload);
+        count(DataProtocol.OP_PUT, payload);
         // A chunk of a larger store names the store's end: until that end arrives the range is
         // a write in flight (torn if the writer dies first).
         long bulkEnd = in.getLong(p + 64);
@@ -276,7 +342,7 @@ final class DataConnection {
         }
         if (op == DataProtocol.OP_NOTIFY) {
             byte delivered = access.notifyCreator(segmentId, offset, a, clientNode);
-            stats.request(op, 0);
+            count(op, 0);
             reply(delivered, requestId, 0);
             return;
         }
@@ -294,19 +360,19 @@ final class DataConnection {
                 if (before == a) {
                     access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, 8);
                 }
-                stats.request(op, 8);
+                count(op, 8);
                 reply(DataProtocol.STATUS_OK, requestId, before);
             } else if (length <= INLINE_READ) {
                 int at = out.position();
                 MemorySegment.copy(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
                 header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(at + DataProtocol.REPLY_HEADER + (int) length);
-                stats.request(op, length);
+                count(op, length);
             } else {
                 header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(out.position() + DataProtocol.REPLY_HEADER);
                 bulkOut = slice.asByteBuffer();
-                stats.request(op, length);
+                count(op, length);
             }
         } catch (IllegalStateException unmapped) {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
@@ -334,16 +400,16 @@ final class DataConnection {
     /** Writes what is pending. @return true when nothing is left to write */
     private boolean flush() throws IOException {
         if (out.position() == 0 && bulkOut == null) {
-            return true;
+            return tls == null || tls.flush();
         }
         out.flip();
         try {
             if (bulkOut == null) {
-                channel.write(out);
+                io.write(out);
             } else {
                 parts[0] = out;
                 parts[1] = bulkOut;
-                channel.write(parts);
+                gather.write(parts);
                 if (!bulkOut.hasRemaining()) {
                     bulkOut = null;
                 }
@@ -352,14 +418,14 @@ final class DataConnection {
         } finally {
             out.compact();
         }
-        return out.position() == 0 && bulkOut == null;
+        return out.position() == 0 && bulkOut == null && (tls == null || tls.flush());
     }
 
     /** Closes the socket. */
     void close() {
         access.writes().connectionClosed(this);
         try {
-            channel.close();
+            io.close();
         } catch (IOException ignored) {
             // Gone already.
         }

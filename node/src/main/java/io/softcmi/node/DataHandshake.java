@@ -1,10 +1,12 @@
 package io.softcmi.node;
 
 import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
 import io.softcmi.cmi.internal.TicketProof;
 
@@ -24,25 +26,37 @@ final class DataHandshake {
     /**
      * Reads and answers the HELLO.
      *
-     * @param channel a blocking socket whose protocol byte was read
+     * @param socket a blocking socket whose protocol byte was read
+     * @param tls the TLS layer over it (the handshake runs first, within the deadline), or null
      * @param state the node
      * @param timeoutMs deadline for the whole handshake
      * @param stats where refusals are counted
      * @return the node and session the ticket proves, or null if the connection is to be closed
      */
-    static DataClient authenticate(SocketChannel channel, NodeState state, long timeoutMs, DataPathStats stats) {
+    static DataClient authenticate(SocketChannel socket, TlsChannel tls, NodeState state, long timeoutMs, DataPathStats stats) {
+        ByteChannel channel = tls != null ? tls : socket;
         Thread watchdog = Thread.ofVirtual().start(() -> {
             try {
                 Thread.sleep(timeoutMs);
                 LOG.log(Level.WARNING, "closing a data connection that did not authenticate in time");
-                channel.close();
+                socket.close();
             } catch (InterruptedException | IOException done) {
                 // Authenticated (or failed) in time.
             }
         });
         ByteBuffer in = DataProtocol.newBuffer();
         try {
-            channel.socket().setTcpNoDelay(true);
+            socket.socket().setTcpNoDelay(true);
+            if (tls != null) {
+                try {
+                    tls.handshake(null, System.nanoTime() + timeoutMs * 1_000_000);
+                } catch (IOException e) {
+                    LOG.log(Level.WARNING, "refused a data connection from {0}: TLS handshake failed: {1}",
+                        socket.socket().getRemoteSocketAddress(), e.getMessage());
+                    stats.refusedHellos.increment();
+                    return null;
+                }
+            }
             in.limit(DataProtocol.REQUEST_HEADER);
             if (!read(channel, in)) {
                 return null;
@@ -59,7 +73,7 @@ final class DataHandshake {
             long version = in.getLong(56);
             if (version != DataProtocol.VERSION) {
                 LOG.log(Level.WARNING, "refused a data connection from {0}: it speaks data protocol version {1}, this node {2}",
-                    channel.socket().getRemoteSocketAddress(), version, DataProtocol.VERSION);
+                    socket.socket().getRemoteSocketAddress(), version, DataProtocol.VERSION);
                 stats.refusedHellos.increment();
                 reply(channel, DataProtocol.STATUS_VERSION, requestId, DataProtocol.VERSION);
                 return null;
@@ -69,14 +83,14 @@ final class DataHandshake {
             byte[] clientNode = state.clusterKey.verifyTicket(ticket);
             if (clientNode == null) {
                 LOG.log(Level.WARNING, "refused a data connection from {0}: its node ticket is not valid here",
-                    channel.socket().getRemoteSocketAddress());
+                    socket.socket().getRemoteSocketAddress());
                 stats.refusedHellos.increment();
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
             }
             if (state.endedContexts.containsKey(WritesInFlight.Writer.of(clientNode, java.nio.ByteBuffer.wrap(ticket).getLong(16)))) {
                 LOG.log(Level.WARNING, "refused a data connection from {0}: its context has ended",
-                    channel.socket().getRemoteSocketAddress());
+                    socket.socket().getRemoteSocketAddress());
                 stats.refusedHellos.increment();
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
@@ -102,7 +116,7 @@ final class DataHandshake {
             in.get(DataProtocol.REQUEST_HEADER, proof);
             if (!TicketProof.verify(state.clusterKey.sessionKey(ticket), nonce, proof)) {
                 LOG.log(Level.WARNING, "refused a data connection from {0}: it holds a valid ticket but not its session key",
-                    channel.socket().getRemoteSocketAddress());
+                    socket.socket().getRemoteSocketAddress());
                 stats.refusedHellos.increment();
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
@@ -125,7 +139,7 @@ final class DataHandshake {
     record DataClient(byte[] node, long session) {
     }
 
-    private static boolean read(SocketChannel channel, ByteBuffer in) throws IOException {
+    private static boolean read(ByteChannel channel, ByteBuffer in) throws IOException {
         while (in.hasRemaining()) {
             if (channel.read(in) < 0) {
                 return false;
@@ -134,11 +148,11 @@ final class DataHandshake {
         return true;
     }
 
-    private static void reply(SocketChannel channel, byte status, long requestId, long value) throws IOException {
+    private static void reply(ByteChannel channel, byte status, long requestId, long value) throws IOException {
         reply(channel, status, requestId, value, new byte[0]);
     }
 
-    private static void reply(SocketChannel channel, byte status, long requestId, long value, byte[] payload)
+    private static void reply(ByteChannel channel, byte status, long requestId, long value, byte[] payload)
             throws IOException {
         ByteBuffer out = DataProtocol.newBuffer();
         DataProtocol.writeReply(out, status, requestId, value, payload.length);

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -14,19 +15,30 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One of the home's few data-path I/O threads (an agent, after Aeron's): it owns a selector and
  * every {@link DataConnection} handed to it, and serves all of them. When a pass finds nothing
  * to do it polls the selector for a {@link PollBudget} (only while requests have been arriving
- * within a few round trips, and never while the machine's cores are busy), then blocks in
+ * within a few round trips, or within {@link #TRAFFIC_NANOS}, and never while the machine's
+ * cores are busy), then blocks in
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
  */
 final class DataIoLoop implements Runnable {
     /** Longest the loop polls before it blocks, when requests arrive back to back. */
     static final long MAX_POLL_NANOS = 50_000;
+    /**
+     * A request this recent means traffic: the loop then polls for the full budget even when its
+     * hit rate says block (unless the cores are busy), so that clients whose own waits had
+     * fallen back to blocking find fast replies when they probe, and both ends poll again.
+     */
+    static final long TRAFFIC_NANOS = 200_000;
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final Selector selector;
     private final Queue<DataConnection> incoming = new ConcurrentLinkedQueue<>();
+    /** TLS connections holding decrypted input the selector cannot report: served again before any wait. */
+    private final ArrayDeque<SelectionKey> again = new ArrayDeque<>();
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     private final DataPathStats stats;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean running = true;
+    /** {@link System#nanoTime()} of the last pass that found a socket ready. */
+    private long lastRequest = System.nanoTime() - TRAFFIC_NANOS;
     private final Thread thread;
 
     DataIoLoop(String name, DataPathStats stats) throws IOException {
@@ -61,7 +73,7 @@ final class DataIoLoop implements Runnable {
                 registerIncoming();
                 int ready = selector.selectNow();
                 long waitStart = System.nanoTime();
-                if (ready == 0) {
+                if (ready == 0 && again.isEmpty()) {
                     ready = poll(waitStart);
                     long polled = System.nanoTime();
                     stats.pollNanos.add(polled - waitStart);
@@ -77,7 +89,9 @@ final class DataIoLoop implements Runnable {
                 long workStart = System.nanoTime();
                 if (ready > 0) {
                     serveSelected();
+                    lastRequest = System.nanoTime();
                 }
+                serveAgain();
                 lastWork = System.nanoTime();
                 stats.workNanos.add(lastWork - workStart);
             } catch (IOException | RuntimeException e) {
@@ -99,6 +113,9 @@ final class DataIoLoop implements Runnable {
     /** Polls the selector for the current budget. @return ready keys, 0 if none came in time */
     private int poll(long start) throws IOException {
         long limit = budget.budget();
+        if (limit == 0 && start - lastRequest < TRAFFIC_NANOS && !PollBudget.contended()) {
+            limit = MAX_POLL_NANOS; // see TRAFFIC_NANOS: two ends that both block never recover otherwise
+        }
         if (limit == 0 || !PollBudget.startPolling()) {
             return 0;
         }
@@ -147,6 +164,15 @@ final class DataIoLoop implements Runnable {
         }
     }
 
+    private void serveAgain() {
+        for (int i = again.size(); i > 0; i--) {
+            SelectionKey k = again.poll();
+            if (k.isValid()) {
+                serve(k);
+            }
+        }
+    }
+
     private void serve(SelectionKey k) {
         DataConnection c = (DataConnection) k.attachment();
         boolean keep;
@@ -159,6 +185,8 @@ final class DataIoLoop implements Runnable {
         if (!keep) {
             k.cancel();
             closed(c);
+        } else if (c.hasBufferedInput() && !again.contains(k)) {
+            again.add(k);
         }
     }
 

@@ -36,6 +36,10 @@ final class DataPathStats {
      */
     final org.HdrHistogram.Recorder serviceNanos = new org.HdrHistogram.Recorder(3);
     private final org.HdrHistogram.Histogram serviceTotal = new org.HdrHistogram.Histogram(3);
+    /** Traffic by the client's node (its 16-byte id in hex), at most 1024 nodes. */
+    final Traffic.Table<String> byPeer = new Traffic.Table<>(1024);
+    /** Traffic by home segment id, at most 4096 segments (reclaimed ones are dropped by the metrics endpoint). */
+    final Traffic.Table<Long> bySegment = new Traffic.Table<>(4096);
 
     /**
      * Everything recorded so far (the recorder's interval histograms added up).

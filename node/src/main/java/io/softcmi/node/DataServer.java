@@ -42,9 +42,9 @@ final class DataServer implements AutoCloseable {
      * @param ch the socket, after its HELLO
      * @param client the node and session its ticket proved
      */
-    void adopt(java.nio.channels.SocketChannel ch, DataHandshake.DataClient client) {
+    void adopt(java.nio.channels.SocketChannel ch, io.softcmi.wire.TlsChannel tls, DataHandshake.DataClient client) {
         DataIoLoop least = Arrays.stream(loops).min(Comparator.comparingInt(DataIoLoop::load)).orElseThrow();
-        least.adopt(new DataConnection(ch, client, access, stats));
+        least.adopt(new DataConnection(ch, tls, client, access, stats));
     }
 
     @Override

@@ -33,6 +33,7 @@ public final class NodeConfig {
     private int advertisePort;
     private String metricsHost;
     private int metricsPort = -1;
+    private io.softcmi.wire.ClusterTls tls;
 
     /** @param dir node directory (socket, lock, state) @return this */
     public NodeConfig directory(Path dir) { this.directory = dir; return this; }
@@ -50,6 +51,8 @@ public final class NodeConfig {
     public NodeConfig maxSegments(int n) { this.maxSegments = n; return this; }
     /** @param n data-path I/O threads ({@code --io-threads}); 0 = one per four cores, at least one @return this */
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
+    /** @param t TLS for peer and data connections ({@code --tls-keystore}), null for plain TCP @return this */
+    public NodeConfig tls(io.softcmi.wire.ClusterTls t) { this.tls = t; return this; }
     /** @param ms lifetime of the node tickets this node issues ({@code --ticket-lifetime SECONDS}; default 24 h) @return this */
     public NodeConfig ticketLifetimeMs(long ms) { this.ticketLifetimeMs = ms; return this; }
     /** @param ms heartbeat silence after which a peer node is suspected ({@code --suspect-after MS}; default 1000) @return this */
@@ -80,6 +83,7 @@ public final class NodeConfig {
     /** @return most tokens */ public int maxTokens() { return maxTokens; }
     /** @return most tokens per segment */ public int maxTokensPerSegment() { return maxTokensPerSegment; }
     /** @return default remote cache size */ public long defaultCacheBytes() { return defaultCacheBytes; }
+    /** @return TLS for peer and data connections, or null for plain TCP */ public io.softcmi.wire.ClusterTls tls() { return tls; }
     /** @return data-path I/O threads, 0 = the default */ public int ioThreads() { return ioThreads; }
     /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
     /** @return heartbeat silence (ms) after which a peer is suspected */ public long suspectAfterMs() { return suspectAfterMs; }

@@ -44,13 +44,13 @@ public final class NodeEngine {
         this.state = new NodeState(config, address, clusterKey);
         this.segments = new SegmentService(state);
         this.reservations = new ReservationService(state);
-        this.admin = new AdminService(state);
         this.tokens = new TokenService(state);
         this.peers = new PeerClient(state);
         this.messages = new PeerMessages(peers);
         this.imports = new ImportService(state, lock, peers, messages);
         this.failures = new FailureEvents(state);
         this.monitor = new PeerMonitor(state, lock, failures, peers, config.suspectAfterMs(), config.deadAfterMs());
+        this.admin = new AdminService(state, monitor::peers);
     }
 
     /** Starts the failure detector (a node that listens for peers watches them). */
@@ -67,6 +67,49 @@ public final class NodeEngine {
     String peerHealth(String nodeHex) {
         PeerMonitor.Health h = monitor.health(nodeHex);
         return h == null ? null : h.name();
+    }
+
+    /**
+     * One peer for the metrics: the failure detector's view and the relationships with it.
+     *
+     * @param view what the detector believes
+     * @param importsFrom proxies here of its segments
+     * @param exportsTo its imports of this node's segments
+     */
+    record PeerFigures(PeerMonitor.PeerView view, long importsFrom, long exportsTo) {
+    }
+
+    /**
+     * The peers the failure detector watches (and those recently declared dead), with the
+     * relationships with each, for the metrics endpoint; read under the lock.
+     *
+     * @return one entry per peer
+     */
+    java.util.List<PeerFigures> peerFigures() {
+        java.util.List<PeerMonitor.PeerView> views = monitor.peers();
+        lock.lock();
+        try {
+            java.util.List<PeerFigures> out = new java.util.ArrayList<>();
+            for (PeerMonitor.PeerView v : views) {
+                long[] links = admin.links(v.peer());
+                out.add(new PeerFigures(v, links[0], links[1]));
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return the ids of the segments this node homes now (read under the lock)
+     */
+    java.util.Set<Long> segmentIds() {
+        lock.lock();
+        try {
+            return new java.util.HashSet<>(state.segments.keySet());
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -189,6 +232,8 @@ public final class NodeEngine {
             case ControlMessage.TokNew r -> tokens.tokNew(s, r);
             case ControlMessage.TokDel r -> tokens.tokDel(s, r);
             case ControlMessage.SegSetToken r -> imports.setToken(s, r);
+            case ControlMessage.TlsTrustRequest r -> new ControlMessage.BytesValue(
+                state.tls == null ? new byte[0] : state.tls.trust());
             case ControlMessage.TicketRequest r -> {
                 // The ticket, then its session key: the process proves the key to every home.
                 byte[] ticket = state.clusterKey.issueTicket(state.address.nodeId(), s.id);

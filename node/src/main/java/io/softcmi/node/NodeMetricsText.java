@@ -17,6 +17,7 @@ final class NodeMetricsText {
         for (Map.Entry<String, Long> e : engine.tableFigures().entrySet()) {
             gauge(b, "softcmi_" + e.getKey(), "Node table: " + e.getKey().replace('_', ' '), e.getValue());
         }
+        peers(b, engine);
         DataPathStats d = engine.state().dataStats;
         gauge(b, "softcmi_data_connections", "Open remote data connections", d.connectionsOpen.get());
         counter(b, "softcmi_data_connections_total", "Remote data connections accepted", d.connectionsTotal.sum());
@@ -47,7 +48,115 @@ final class NodeMetricsText {
         }
         line(b, "softcmi_data_service_seconds_sum", h.getMean() * h.getTotalCount() / 1e9);
         line(b, "softcmi_data_service_seconds_count", h.getTotalCount());
+        traffic(b, engine, d);
         return b.toString();
+    }
+
+    /** Peer state: counts by state, and one series per peer (its state, heartbeat age and round trip). */
+    private static void peers(StringBuilder b, NodeEngine engine) {
+        java.util.List<NodeEngine.PeerFigures> peers = engine.peerFigures();
+        long now = System.nanoTime();
+        b.append("# HELP softcmi_peers Peer nodes the failure detector watches, by state (dead: recently declared dead)\n");
+        b.append("# TYPE softcmi_peers gauge\n");
+        for (PeerMonitor.Health h : PeerMonitor.Health.values()) {
+            long n = peers.stream().filter(p -> p.view().health() == h).count();
+            line(b, "softcmi_peers{state=\"" + AdminService.stateWord(h) + "\"}", n);
+        }
+        b.append("# HELP softcmi_peer_state A peer's state: 0 alive, 1 suspected, 2 dead\n");
+        b.append("# TYPE softcmi_peer_state gauge\n");
+        for (NodeEngine.PeerFigures p : peers) {
+            line(b, "softcmi_peer_state" + labels(p), p.view().health().ordinal());
+        }
+        b.append("# HELP softcmi_peer_heartbeat_age_seconds Time since a peer last answered a heartbeat\n");
+        b.append("# TYPE softcmi_peer_heartbeat_age_seconds gauge\n");
+        for (NodeEngine.PeerFigures p : peers) {
+            long ms = p.view().lastHeardAgoMillis(now);
+            if (ms >= 0) {
+                line(b, "softcmi_peer_heartbeat_age_seconds" + labels(p), ms / 1e3);
+            }
+        }
+        b.append("# HELP softcmi_peer_rtt_seconds Round trip of a peer's last answered heartbeat\n");
+        b.append("# TYPE softcmi_peer_rtt_seconds gauge\n");
+        for (NodeEngine.PeerFigures p : peers) {
+            if (p.view().rttNanos() >= 0) {
+                line(b, "softcmi_peer_rtt_seconds" + labels(p), p.view().rttNanos() / 1e9);
+            }
+        }
+        b.append("# HELP softcmi_peer_links Relationships with a peer: proxies here of its segments (imports_from),"
+            + " its imports of this node's segments (exports_to)\n");
+        b.append("# TYPE softcmi_peer_links gauge\n");
+        for (NodeEngine.PeerFigures p : peers) {
+            String l = labels(p);
+            line(b, "softcmi_peer_links" + l.substring(0, l.length() - 1) + ",kind=\"imports_from\"}", p.importsFrom());
+            line(b, "softcmi_peer_links" + l.substring(0, l.length() - 1) + ",kind=\"exports_to\"}", p.exportsTo());
+        }
+    }
+
+    /** Remote data traffic per client node and per segment ({@link Traffic}). */
+    private static void traffic(StringBuilder b, NodeEngine engine, DataPathStats d) {
+        java.util.Set<Long> live = engine.segmentIds();
+        d.bySegment.retain(live::contains);
+        java.util.Map<String, io.softcmi.cmi.internal.NodeAddressImpl> known = new java.util.HashMap<>();
+        for (NodeEngine.PeerFigures p : engine.peerFigures()) {
+            known.put(FailureEvents.hex(p.view().peer()), p.view().peer());
+        }
+        java.util.Map<String, Traffic> peers = new java.util.TreeMap<>();
+        d.byPeer.entries().forEach((k, t) -> peers.put(peerLabels(k, known.get(k)), t));
+        java.util.Map<String, Traffic> segs = new java.util.TreeMap<>();
+        d.bySegment.entries().forEach((k, t) -> segs.put(String.format(Locale.ROOT, "segment=\"%d\"", k), t));
+        trafficSeries(b, "peer", "client node", peers);
+        trafficSeries(b, "segment", "segment", segs);
+    }
+
+    /** Labels of a client node: its id's first 8 hex digits, and its address if the node watches it ("-" if not). */
+    private static String peerLabels(String hex, io.softcmi.cmi.internal.NodeAddressImpl a) {
+        String where = a == null ? "-" : (a.host().indexOf(':') >= 0 && !a.host().startsWith("[") ? "[" + a.host() + "]"
+            : a.host()) + ":" + a.port();
+        return "peer=\"" + (hex.length() >= 8 ? hex.substring(0, 8) : hex) + "\",address=\"" + escape(where) + "\"";
+    }
+
+    private static void trafficSeries(StringBuilder b, String by, String what, java.util.Map<String, Traffic> rows) {
+        String p = "softcmi_" + by + "_data_";
+        b.append("# HELP ").append(p).append("requests_total Remote data requests served, by ").append(what).append('\n');
+        b.append("# TYPE ").append(p).append("requests_total counter\n");
+        rows.forEach((l, t) -> line(b, p + "requests_total{" + l + "}", t.requests.sum()));
+        b.append("# HELP ").append(p).append("requests_refused_total Remote data requests answered with an access error, by ")
+            .append(what).append('\n');
+        b.append("# TYPE ").append(p).append("requests_refused_total counter\n");
+        rows.forEach((l, t) -> line(b, p + "requests_refused_total{" + l + "}", t.refused.sum()));
+        b.append("# HELP ").append(p).append("bytes_total Bytes of remote data moved, by ").append(what)
+            .append(" and direction\n");
+        b.append("# TYPE ").append(p).append("bytes_total counter\n");
+        rows.forEach((l, t) -> {
+            line(b, p + "bytes_total{" + l + ",dir=\"read\"}", t.bytesRead.sum());
+            line(b, p + "bytes_total{" + l + ",dir=\"written\"}", t.bytesWritten.sum());
+        });
+        b.append("# HELP ").append(p).append("service_seconds Time the home spends on one remote request, by ")
+            .append(what).append('\n');
+        b.append("# TYPE ").append(p).append("service_seconds histogram\n");
+        rows.forEach((l, t) -> {
+            long[] c = t.bucketCounts();
+            long cumulative = 0;
+            for (int i = 0; i < Traffic.BOUNDS_NANOS.length; i++) {
+                cumulative += c[i];
+                line(b, p + "service_seconds_bucket{" + l + ",le=\"" + Traffic.le(i) + "\"}", cumulative);
+            }
+            cumulative += c[c.length - 1];
+            line(b, p + "service_seconds_bucket{" + l + ",le=\"+Inf\"}", cumulative);
+            line(b, p + "service_seconds_sum{" + l + "}", t.serviceNanos.sum() / 1e9);
+            line(b, p + "service_seconds_count{" + l + "}", cumulative);
+        });
+    }
+
+    private static String labels(NodeEngine.PeerFigures p) {
+        io.softcmi.cmi.internal.NodeAddressImpl a = p.view().peer();
+        String host = a.host().indexOf(':') >= 0 && !a.host().startsWith("[") ? "[" + a.host() + "]" : a.host();
+        return "{peer=\"" + java.util.HexFormat.of().formatHex(a.nodeId(), 0, 4) + "\",address=\"" + escape(host + ":" + a.port())
+            + "\"}";
+    }
+
+    private static String escape(String v) {
+        return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     private static void gauge(StringBuilder b, String name, String help, double v) {

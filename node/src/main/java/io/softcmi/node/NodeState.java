@@ -27,6 +27,8 @@ final class NodeState {
     /** Access tokens, for the data path (read without the lock). */
     final java.util.concurrent.ConcurrentHashMap<Long, HomeToken> tokens = new java.util.concurrent.ConcurrentHashMap<>();
     final ClusterKey clusterKey;
+    /** TLS for peer and data connections, or null (plain TCP). */
+    final io.softcmi.wire.ClusterTls tls;
     /** Counters of the remote data path (updated by its I/O loops without the lock). */
     final DataPathStats dataStats = new DataPathStats();
     /** Who caches which lines of this node's segments (coherent caches; read without the lock). */
@@ -65,6 +67,7 @@ final class NodeState {
         this.config = config;
         this.address = address;
         this.clusterKey = clusterKey;
+        this.tls = config.tls();
         this.memory = new MemoryAccount(config.memoryBytes());
         this.notifications = new NotificationService(address);
     }

@@ -18,6 +18,8 @@ import java.nio.channels.SocketChannel;
 final class PeerClient {
     /** First byte of a peer connection. */
     static final byte PEER_PROTOCOL = 'P';
+    /** First byte of a peer connection in TLS (nodes with {@code --tls-keystore}). */
+    static final byte PEER_TLS = 'p';
     private static final int TIMEOUT_MS = 10_000;
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final NodeState state;
@@ -44,11 +46,14 @@ final class PeerClient {
     static final class Link implements AutoCloseable {
         private final SocketChannel channel;
         private final java.nio.channels.ReadableByteChannel in;
+        private final java.nio.channels.WritableByteChannel out;
         private long nextCorrelation = 3;
 
-        private Link(SocketChannel channel, java.nio.channels.ReadableByteChannel in) {
+        private Link(SocketChannel channel, java.nio.channels.ReadableByteChannel in,
+                java.nio.channels.WritableByteChannel out) {
             this.channel = channel;
             this.in = in;
+            this.out = out;
         }
 
         /**
@@ -57,7 +62,7 @@ final class PeerClient {
          * @throws IOException if the peer hangs up or does not answer within the timeout
          */
         ControlMessage call(ControlMessage request) throws IOException {
-            FrameIO.write(channel, MessageType.toFrame(request, nextCorrelation++));
+            FrameIO.write(out, MessageType.toFrame(request, nextCorrelation++));
             return read(in);
         }
 
@@ -86,13 +91,25 @@ final class PeerClient {
             ch.socket().connect(new InetSocketAddress(peer.host(), peer.port()), timeoutMs);
             ch.socket().setSoTimeout(timeoutMs);
             ch.socket().setTcpNoDelay(true);
-            ch.write(ByteBuffer.wrap(new byte[] {PEER_PROTOCOL}));
+            ch.write(ByteBuffer.wrap(new byte[] {state.tls != null ? PEER_TLS : PEER_PROTOCOL}));
             byte[] myId = state.address.nodeId();
             byte[] nonce = new byte[16];
             state.random.nextBytes(nonce);
             // Reads through the socket's stream so that the timeout applies (channel reads ignore it).
-            java.nio.channels.ReadableByteChannel in = java.nio.channels.Channels.newChannel(ch.socket().getInputStream());
-            FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerHello(myId, nonce), 1));
+            java.io.InputStream inStream = ch.socket().getInputStream();
+            java.nio.channels.WritableByteChannel out = ch;
+            if (state.tls != null) {
+                javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) state.tls.socketFactory().createSocket(ch.socket(),
+                    peer.host(), peer.port(), true);
+                s.setUseClientMode(true);
+                s.setEnabledProtocols(io.softcmi.wire.ClusterTls.protocols());
+                s.setSoTimeout(timeoutMs);
+                s.startHandshake();
+                inStream = s.getInputStream();
+                out = java.nio.channels.Channels.newChannel(s.getOutputStream());
+            }
+            java.nio.channels.ReadableByteChannel in = java.nio.channels.Channels.newChannel(inStream);
+            FrameIO.write(out, MessageType.toFrame(new ControlMessage.PeerHello(myId, nonce), 1));
             if (!(read(in) instanceof ControlMessage.PeerChallenge c)
                     || !state.clusterKey.verify(c.proof(), "peer-callee", nonce, c.nodeId(), myId)
                     || !java.util.Arrays.equals(c.nodeId(), peer.nodeId())) {
@@ -100,9 +117,9 @@ final class PeerClient {
                     peer);
                 throw new IOException("node " + peer + " failed to prove the cluster key (or is another node)");
             }
-            FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerProof(
+            FrameIO.write(out, MessageType.toFrame(new ControlMessage.PeerProof(
                 state.clusterKey.mac("peer-caller", c.nonce(), myId, c.nodeId())), 2));
-            return new Link(ch, in);
+            return new Link(ch, in, out);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;

@@ -44,6 +44,9 @@ final class PeerMonitor implements AutoCloseable {
     private final long deadNanos;
     private final long intervalMs;
     private final Map<String, Watch> watches = new ConcurrentHashMap<>();
+    /** Peers declared dead and no longer watched, newest last, for {@code cmiadm peers} (at most {@value #DEAD_KEPT}). */
+    private final Map<String, PeerView> dead = new java.util.LinkedHashMap<>();
+    private static final int DEAD_KEPT = 64;
     private final Thread ticker;
     private volatile boolean closed;
 
@@ -52,8 +55,15 @@ final class PeerMonitor implements AutoCloseable {
         final NodeAddressImpl peer;
         final Thread pinger;
         volatile long lastHeard = System.nanoTime();
+        /** When the last heartbeat was answered ({@link System#nanoTime()}); 0 before the first. */
+        volatile long lastAnswer;
+        /** The last heartbeat's round trip, ns; -1 before the first. */
+        volatile long rttNanos = -1;
+        final java.util.concurrent.atomic.LongAdder heartbeats = new java.util.concurrent.atomic.LongAdder();
+        volatile Health health = Health.UP;
+        /** When {@link #health} last changed (or the watch started), wall-clock ms. */
+        volatile long sinceMillis = System.currentTimeMillis();
         volatile boolean stopped;
-        Health health = Health.UP;
 
         Watch(NodeAddressImpl peer) {
             this.peer = peer;
@@ -66,10 +76,15 @@ final class PeerMonitor implements AutoCloseable {
             while (!stopped && !closed) {
                 try (PeerClient.Link link = peers.open(peer, timeout)) {
                     while (!stopped && !closed) {
+                        long sent = System.nanoTime();
                         if (!(link.call(ping) instanceof ControlMessage.Ok)) {
                             throw new IOException("unexpected answer to a heartbeat");
                         }
-                        lastHeard = System.nanoTime();
+                        long now = System.nanoTime();
+                        rttNanos = now - sent;
+                        lastAnswer = now;
+                        heartbeats.increment();
+                        lastHeard = now;
                         Thread.sleep(intervalMs);
                     }
                 } catch (IOException | RuntimeException e) {
@@ -154,6 +169,9 @@ final class PeerMonitor implements AutoCloseable {
         }
         for (NodeAddressImpl p : wanted) {
             watches.computeIfAbsent(FailureEvents.hex(p), k -> {
+                synchronized (dead) {
+                    dead.remove(k); // watched again: a new relationship with a peer that came back
+                }
                 Watch w = new Watch(p);
                 w.pinger.start();
                 LOG.log(Level.DEBUG, "watching peer {0}", p);
@@ -195,6 +213,15 @@ final class PeerMonitor implements AutoCloseable {
                 w.stop(); // its relationships are gone or dead now: the next tick forgets it
             }
             w.health = next;
+            w.sinceMillis = System.currentTimeMillis();
+            if (next == Health.DEAD) {
+                synchronized (dead) {
+                    dead.put(FailureEvents.hex(w.peer), view(w, System.nanoTime()));
+                    if (dead.size() > DEAD_KEPT) {
+                        dead.remove(dead.keySet().iterator().next());
+                    }
+                }
+            }
         } finally {
             engineLock.unlock();
         }
@@ -209,6 +236,55 @@ final class PeerMonitor implements AutoCloseable {
     Health health(String nodeHex) {
         Watch w = watches.get(nodeHex);
         return w == null ? null : w.health;
+    }
+
+    /**
+     * One peer as the failure detector sees it, for {@code cmiadm peers} and the metrics.
+     *
+     * @param peer its address
+     * @param health what the node believes of it
+     * @param lastAnswerNanos when its last heartbeat answer came ({@link System#nanoTime()}), 0 if none came
+     * @param rttNanos the last heartbeat's round trip, -1 if none came
+     * @param heartbeats heartbeats it answered
+     * @param sinceMillis when its health last changed (or watching began), wall-clock ms
+     */
+    record PeerView(NodeAddressImpl peer, Health health, long lastAnswerNanos, long rttNanos, long heartbeats,
+            long sinceMillis) {
+        /**
+         * @param now {@link System#nanoTime()} now
+         * @return ms since the last heartbeat answer, -1 if none came
+         */
+        long lastHeardAgoMillis(long now) {
+            return lastAnswerNanos == 0 ? -1 : Math.max(0, (now - lastAnswerNanos) / 1_000_000);
+        }
+    }
+
+    private static PeerView view(Watch w, long now) {
+        return new PeerView(w.peer, w.health, w.lastAnswer, w.rttNanos, w.heartbeats.sum(), w.sinceMillis);
+    }
+
+    /**
+     * Every peer the node watches, and the last {@value #DEAD_KEPT} declared dead and no longer
+     * watched. Reads no engine state (no lock needed).
+     *
+     * @return the peers, watched first
+     */
+    java.util.List<PeerView> peers() {
+        long now = System.nanoTime();
+        java.util.List<PeerView> out = new java.util.ArrayList<>();
+        Set<String> seen = new java.util.HashSet<>();
+        for (Map.Entry<String, Watch> e : watches.entrySet()) {
+            out.add(view(e.getValue(), now));
+            seen.add(e.getKey());
+        }
+        synchronized (dead) {
+            for (Map.Entry<String, PeerView> e : dead.entrySet()) {
+                if (!seen.contains(e.getKey())) {
+                    out.add(e.getValue());
+                }
+            }
+        }
+        return out;
     }
 
     @Override

@@ -1,29 +1,39 @@
 package io.softcmi.node;
 
+import io.softcmi.wire.ClusterTls;
 import io.softcmi.wire.ControlMessage;
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
 import io.softcmi.wire.MessageType;
+import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.util.HexFormat;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The node's TCP listener ({@code --listen HOST:PORT}). The first byte of a connection says
  * what it is: {@code 'P'} a peer daemon (authenticated with the cluster key, then import
  * requests), {@code 'D'} a process's remote data connection: authenticated here
- * ({@link DataHandshake}), then served by the {@link DataServer}'s I/O loops.
+ * ({@link DataHandshake}), then served by the {@link DataServer}'s I/O loops. On a node with
+ * TLS ({@code --tls-keystore}) the same connections start with {@code 'p'} and {@code 'd'} and
+ * go on in TLS; such a node refuses the plain bytes, and a node without TLS the TLS ones.
  */
 final class RemoteServer implements AutoCloseable {
     /** First byte of a data connection. */
     static final byte DATA_PROTOCOL = 'D';
+    /** First byte of a data connection in TLS. */
+    static final byte DATA_TLS = 'd';
     /** Longest a connection may take to authenticate. */
     static final long AUTH_TIMEOUT_MS = 10_000;
     /** Largest peer frame: peer messages are small. */
@@ -61,22 +71,32 @@ final class RemoteServer implements AutoCloseable {
                     return;
                 }
             }
-            if (kind.get(0) == DATA_PROTOCOL) {
+            byte b = kind.get(0);
+            boolean tlsByte = b == DATA_TLS || b == PeerClient.PEER_TLS;
+            boolean known = tlsByte || b == DATA_PROTOCOL || b == PeerClient.PEER_PROTOCOL;
+            if (known && tlsByte != (state.tls != null)) {
+                LOG.log(Level.WARNING, "refused a {0} connection from {1}: this node {2}", tlsByte ? "TLS" : "plain",
+                    ch.getRemoteAddress(), state.tls != null ? "requires TLS" : "does not use TLS (no --tls-keystore)");
+                close(ch);
+                return;
+            }
+            if (b == DATA_PROTOCOL || b == DATA_TLS) {
                 // Authenticate on this (virtual) thread, blocking and with a deadline; only a
                 // connection with a valid ticket is handed to the I/O loops.
-                DataHandshake.DataClient client = DataHandshake.authenticate(ch, state, AUTH_TIMEOUT_MS, data.stats());
+                TlsChannel tls = b == DATA_TLS ? new TlsChannel(ch, state.tls.newEngine(false)) : null;
+                DataHandshake.DataClient client = DataHandshake.authenticate(ch, tls, state, AUTH_TIMEOUT_MS, data.stats());
                 if (client == null) {
                     close(ch);
                     return;
                 }
                 connections.remove(ch); // the I/O loop owns and closes it from now on
-                LOG.log(Level.INFO, "data connection from node {0} at {1}", HexFormat.of().formatHex(client.node()),
-                    ch.getRemoteAddress());
-                data.adopt(ch, client);
+                LOG.log(Level.INFO, "data connection from node {0} at {1}{2}", HexFormat.of().formatHex(client.node()),
+                    ch.getRemoteAddress(), tls != null ? " (TLS)" : "");
+                data.adopt(ch, tls, client);
                 return;
             }
-            if (kind.get(0) == PeerClient.PEER_PROTOCOL) {
-                servePeer(ch);
+            if (b == PeerClient.PEER_PROTOCOL || b == PeerClient.PEER_TLS) {
+                servePeer(ch, b == PeerClient.PEER_TLS);
             } else {
                 LOG.log(Level.WARNING, "refused a connection from {0}: unknown protocol byte {1}",
                     ch.getRemoteAddress(), kind.get(0));
@@ -89,12 +109,28 @@ final class RemoteServer implements AutoCloseable {
         close(ch);
     }
 
-    private void servePeer(SocketChannel ch) throws IOException {
+    private void servePeer(SocketChannel ch, boolean tls) throws IOException {
         Thread reader = Thread.currentThread();
         Thread watchdog = Thread.ofVirtual().start(() -> closeIfSlow(ch, reader));
         ControlMessage.PeerHello hello;
+        ReadableByteChannel in = ch;
+        WritableByteChannel out = ch;
+        java.net.SocketAddress remote = ch.getRemoteAddress(); // still known once a failed handshake closed it
         try {
-            Frame f = FrameIO.read(ch, MAX_PEER_FRAME);
+            if (tls) {
+                SSLSocket s = (SSLSocket) state.tls.socketFactory().createSocket(ch.socket(), null, true);
+                s.setUseClientMode(false);
+                s.setEnabledProtocols(ClusterTls.protocols());
+                try {
+                    s.startHandshake();
+                } catch (IOException e) {
+                    LOG.log(Level.WARNING, "refused peer at {0}: TLS handshake failed: {1}", remote, e.getMessage());
+                    return;
+                }
+                in = Channels.newChannel(s.getInputStream());
+                out = Channels.newChannel(s.getOutputStream());
+            }
+            Frame f = FrameIO.read(in, MAX_PEER_FRAME);
             if (f == null || !(MessageType.decode(f) instanceof ControlMessage.PeerHello h)) {
                 return; // hung up (or spoke nonsense) before authenticating: nothing to log
             }
@@ -102,9 +138,9 @@ final class RemoteServer implements AutoCloseable {
             byte[] myId = state.address.nodeId();
             byte[] nonce = new byte[16];
             state.random.nextBytes(nonce);
-            FrameIO.write(ch, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
+            FrameIO.write(out, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
                 state.clusterKey.mac("peer-callee", hello.nonce(), myId, hello.nodeId())), f.correlationId()));
-            Frame p = FrameIO.read(ch, MAX_PEER_FRAME);
+            Frame p = FrameIO.read(in, MAX_PEER_FRAME);
             if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
                     || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
                 LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key (or hung up after checking ours)",
@@ -114,10 +150,10 @@ final class RemoteServer implements AutoCloseable {
         } finally {
             watchdog.interrupt(); // however the handshake ended, the deadline no longer applies
         }
-        LOG.log(Level.INFO, "peer {0} at {1} connected (proved the cluster key)",
-            HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
+        LOG.log(Level.INFO, "peer {0} at {1} connected (proved the cluster key{2})",
+            HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress(), tls ? ", TLS" : "");
         while (true) {
-            Frame req = FrameIO.read(ch, MAX_PEER_FRAME);
+            Frame req = FrameIO.read(in, MAX_PEER_FRAME);
             if (req == null) {
                 return;
             }
@@ -125,7 +161,7 @@ final class RemoteServer implements AutoCloseable {
             // Heartbeats are answered here, without the engine's lock: they measure the daemon's liveness.
             ControlMessage reply = request instanceof ControlMessage.PeerPing ? new ControlMessage.Ok()
                 : engine.handlePeer(request, hello.nodeId());
-            FrameIO.write(ch, MessageType.toFrame(reply, req.correlationId()));
+            FrameIO.write(out, MessageType.toFrame(reply, req.correlationId()));
         }
     }
 

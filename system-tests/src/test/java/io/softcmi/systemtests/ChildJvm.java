@@ -43,7 +43,26 @@ final class ChildJvm {
      */
     static Process start(Class<?> mainClass, List<String> jvmOptions, List<String> args, Map<String, String> env)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
+        return start(List.of(), mainClass, jvmOptions, args, env);
+    }
+
+    /**
+     * Starts {@code mainClass} in a new JVM run through a command prefix (for example
+     * {@code nsenter ...}, which then executes {@code java} in another namespace), its stdout and
+     * stderr merged.
+     *
+     * @param prefix the words before {@code java}; empty for none. The prefix must execute
+     *     {@code java} in its own process (no fork), so that the returned process is the JVM.
+     * @param mainClass the class to run
+     * @param jvmOptions extra JVM options (system properties)
+     * @param args program arguments
+     * @param env extra environment variables; a null value removes the variable
+     * @return the started process
+     * @throws IOException if it cannot be started
+     */
+    static Process start(List<String> prefix, Class<?> mainClass, List<String> jvmOptions, List<String> args,
+            Map<String, String> env) throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(javaCommand());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         // Small, quick-starting JVMs: the machine running the suite may have two cores.

@@ -71,8 +71,26 @@ final class ClientProcess implements AutoCloseable {
      * @throws IOException if it cannot be started
      */
     static ClientProcess launch(Class<?> worker, Path logDir, String name, Path nodeDirectory) throws IOException {
+        return launch(List.of(), worker, logDir, name, nodeDirectory);
+    }
+
+    /**
+     * Starts a worker process through a command prefix (for example {@code nsenter} into a
+     * network namespace, see {@link NetworkNamespaces}) without waiting for it.
+     *
+     * @param prefix words before {@code java}; empty for none
+     * @param worker the worker main class
+     * @param logDir where its log goes
+     * @param name a name for logs and messages
+     * @param nodeDirectory the node to join ({@code SOFTCMI_NODE})
+     * @return the starting client
+     * @throws IOException if it cannot be started
+     */
+    static ClientProcess launch(List<String> prefix, Class<?> worker, Path logDir, String name, Path nodeDirectory)
+            throws IOException {
         Files.createDirectories(logDir);
-        Process p = ChildJvm.start(worker, List.of(), List.of(name), Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
+        Process p = ChildJvm.start(prefix, worker, List.of(), List.of(name),
+            Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
         return new ClientProcess(name, p, new OutputCapture(name, p.getInputStream(),
             logDir.resolve("client-" + name + ".log")));
     }

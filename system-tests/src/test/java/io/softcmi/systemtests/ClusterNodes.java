@@ -132,6 +132,48 @@ final class ClusterNodes implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Starts one daemon with the cluster key through a command prefix (for example inside a
+     * network namespace, {@link NetworkNamespaces#enter}), with no {@code --listen} of its own:
+     * {@code options} say where it listens.
+     *
+     * @param prefix words before {@code java}
+     * @param name node name
+     * @param options command-line options, {@code --listen} among them
+     * @return the running node
+     * @throws IOException if it cannot be started
+     */
+    NodeProcess startIn(List<String> prefix, String name, String... options) throws IOException {
+        if (nodes.containsKey(name)) {
+            throw new IllegalArgumentException("node " + name + " exists");
+        }
+        Path dir = Files.createTempDirectory("softcmi-node-");
+        List<String> args = new ArrayList<>(List.of("--cluster-key", clusterKey.toString()));
+        args.addAll(List.of(options));
+        NodeProcess n = NodeProcess.launch(prefix, resources.logDir(), name, dir, true, args.toArray(String[]::new));
+        nodes.put(name, n);
+        n.awaitReady();
+        return n;
+    }
+
+    /**
+     * Starts a worker process ({@link RemoteWorkers}) on a node through a command prefix, waits
+     * until it has its context and enables CMI on its command thread.
+     *
+     * @param prefix words before {@code java}
+     * @param node the node it joins
+     * @return the client
+     * @throws IOException if it cannot be started
+     */
+    ClientProcess clientIn(List<String> prefix, NodeProcess node) throws IOException {
+        ClientProcess c = ClientProcess.launch(prefix, RemoteWorkers.class, resources.logDir(),
+            "w" + (++clientCount) + "-" + node.directory().getFileName(), node.directory());
+        clients.add(c);
+        c.awaitReady();
+        c.expect("enable", "OK");
+        return c;
+    }
+
     private NodeProcess launch(String name, Path keyFile, String... options) throws IOException {
         if (nodes.containsKey(name)) {
             throw new IllegalArgumentException("node " + name + " exists");

@@ -71,6 +71,73 @@ class CmiTopSystemTest {
         }
     }
 
+    @Test
+    void topShowsRequestsBytesAndLatencyPerPeerAndPerSegment() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(RESOURCES);
+        NodeProcess home = cluster.startWithOptions("P", "--metrics", "127.0.0.1:0");
+        NodeProcess other = cluster.start("Q").get(0);
+        Matcher m = URL.matcher(ClusterNodes.awaitLog(home, "metrics at http://", Duration.ofSeconds(10)));
+        assertTrue(m.find(), "the ready line names the metrics URL");
+        ContextThread owner = cluster.context(home);
+        long[] segment = new long[1];
+        byte[][] shared = owner.call(c -> {
+            CmiSegment s = c.segGet(4096, Set.of());
+            segment[0] = s.id();
+            return new byte[][] {c.segExp(s, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)).toBytes(),
+                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
+        });
+        String peer = java.util.HexFormat.of().formatHex(ClusterNodes.nodeId(other), 0, 4) + "@127.0.0.1:"
+            + ClusterNodes.port(other);
+        Launchers bin = new Launchers(Path.of(System.getProperty("softcmi.source.root")), tmp, Map.of());
+        for (String by : new String[] {"peer", "segment"}) {
+            String key = by.equals("peer") ? peer : Long.toString(segment[0]);
+            try (Launchers.Background top = bin.start(Map.of(), "cmiadm", "top", "--metrics", m.group(1), "--by", by,
+                    "--interval", "0.5", "--count", "120")) {
+                top.await("by " + by, Duration.ofSeconds(60));
+                cluster.context(other).run(c -> {
+                    CmiSegment p = c.segImp(RemoteSegmentHandle.fromBytes(shared[0]));
+                    c.segSetToken(p, CmiToken.fromBytes(shared[1]));
+                    c.enable(true);
+                    CmiMapping map = c.segAt(p, Set.of());
+                    Deadline d = Deadline.in(Duration.ofSeconds(60));
+                    while (!d.expired() && busyRow(top.output(), key) == null) {
+                        for (int i = 0; i < 200; i++) {
+                            map.putLong(16, i);
+                            map.getLong(8);
+                        }
+                    }
+                });
+                String[] row = busyRow(top.output(), key);
+                assertTrue(row != null, "no " + by + " row for " + key + " with requests:\n" + Files.readString(top.output()));
+                // KEY REQ/S READ-B/S WRITTEN-B/S REFUSED P50-US P99-US
+                assertTrue(Double.parseDouble(row[2]) > 0 && Double.parseDouble(row[3]) > 0, "bytes read and written: "
+                    + String.join(" ", row));
+                double p50 = Double.parseDouble(row[5]);
+                double p99 = Double.parseDouble(row[6]);
+                assertTrue(p50 > 0 && p99 >= p50, "service time quantiles: " + String.join(" ", row));
+                java.util.List<String> lines = Files.readAllLines(top.output());
+                System.out.println("cmiadm top --by " + by + " (last lines):\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 8), lines.size())));
+            }
+        }
+    }
+
+    /** The last row of a per-peer or per-segment table for {@code key} with requests in its interval. */
+    private static String[] busyRow(Path output, String key) {
+        try {
+            String[] found = null;
+            for (String line : Files.readAllLines(output)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length == 7 && f[0].equals(key) && !f[5].equals("-") && Double.parseDouble(f[1]) > 0) {
+                    found = f;
+                }
+            }
+            return found;
+        } catch (java.io.IOException | NumberFormatException e) {
+            return null;
+        }
+    }
+
     /** Whether a line of the view has a non-zero GET/S column. */
     private static boolean sawGets(Path output) {
         try {

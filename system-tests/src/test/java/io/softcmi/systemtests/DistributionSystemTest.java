@@ -70,6 +70,18 @@ class DistributionSystemTest {
     }
 
     @Test
+    void smirunAndCfgvmmcRunFromTheUnpackedTarball() throws Exception {
+        Path home = unpack();
+        Launchers bin = new Launchers(home, tmp.resolve("logs"), Map.of());
+        String hello = bin.ok(RUN, Map.of(), "smirun", "-np", "2", "-nodes", "local:a", "local:a", "--",
+            "io.softcmi.smi.samples.HelloWorld");
+        assertTrue(hello.contains("Hello world from process 0 of 2"), hello);
+        assertTrue(hello.contains("Hello world from process 1 of 2"), hello);
+        String usage = bin.run(RUN, Map.of(), "cfgvmmc").output();
+        assertTrue(usage.contains("usage: cfgvmmc HOST add SESSION"), usage);
+    }
+
+    @Test
     void demoRunsFromTheUnpackedTarballEmbeddedAndOnADaemonStartedFromAConfigFile() throws Exception {
         Path home = unpack();
         Launchers bin = new Launchers(home, tmp.resolve("logs"), Map.of());

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>{@link #heal()}: the network is back. Connections that lived through the cut are closed
  *     (bytes were lost inside them); new ones are forwarded again.</li>
  * <li>{@link #delay(long)}: every chunk forwarded waits that long first.</li>
+ * <li>{@link #record()}: keeps a copy of what flows towards the daemon (a wiretap).</li>
  * </ul>
  * Only loopback: it listens on 127.0.0.1 and forwards to 127.0.0.1.
  */
@@ -34,6 +35,8 @@ final class FaultProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final Set<Socket> throughCut = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    /** A copy of every byte forwarded towards the daemon, while recording (null otherwise). */
+    private volatile java.io.ByteArrayOutputStream recording;
 
     /**
      * Listens on an ephemeral loopback port; forwards nothing until {@link #target} is set.
@@ -84,6 +87,22 @@ final class FaultProxy implements AutoCloseable {
             close(s);
         }
         throughCut.clear();
+    }
+
+    /** Starts keeping a copy of every byte forwarded towards the daemon (what a wiretap sees). */
+    void record() {
+        recording = new java.io.ByteArrayOutputStream();
+    }
+
+    /** @return the bytes forwarded towards the daemon since {@link #record()} */
+    byte[] recorded() {
+        java.io.ByteArrayOutputStream r = recording;
+        if (r == null) {
+            return new byte[0];
+        }
+        synchronized (r) {
+            return r.toByteArray();
+        }
     }
 
     /** @param ms delay before each forwarded chunk (0 for none) */
@@ -155,6 +174,12 @@ final class FaultProxy implements AutoCloseable {
                 long d = delayMs;
                 if (d > 0) {
                     Thread.sleep(d);
+                }
+                java.io.ByteArrayOutputStream r = recording;
+                if (towardsDaemon && r != null) {
+                    synchronized (r) {
+                        r.write(buf, 0, n);
+                    }
                 }
                 out.write(buf, 0, n);
                 out.flush();

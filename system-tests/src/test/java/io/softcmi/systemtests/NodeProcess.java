@@ -79,12 +79,30 @@ final class NodeProcess implements AutoCloseable {
      */
     static NodeProcess launch(Path logDir, String name, Path dir, boolean ownsDirectory, String... extraArgs)
             throws IOException {
+        return launch(List.of(), logDir, name, dir, ownsDirectory, extraArgs);
+    }
+
+    /**
+     * Starts a daemon through a command prefix (for example {@code nsenter} into a network
+     * namespace, see {@link NetworkNamespaces}) without waiting for it.
+     *
+     * @param prefix words before {@code java}; empty for none
+     * @param logDir where its log goes
+     * @param name node name
+     * @param dir node directory
+     * @param ownsDirectory whether {@link #close()} deletes {@code dir}
+     * @param extraArgs more {@code cmid} options
+     * @return the started process
+     * @throws IOException if it cannot be started
+     */
+    static NodeProcess launch(List<String> prefix, Path logDir, String name, Path dir, boolean ownsDirectory,
+            String... extraArgs) throws IOException {
         Path shm = freshShmDirectory();
         List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--shm-dir", shm.toString(),
             "--name", name));
         args.addAll(List.of(extraArgs));
         Files.createDirectories(logDir);
-        Process p = ChildJvm.start(Cmid.class, List.of(), args, Map.of());
+        Process p = ChildJvm.start(prefix, Cmid.class, List.of(), args, Map.of());
         OutputCapture out = new OutputCapture("cmid-" + name, p.getInputStream(), logDir.resolve("cmid-" + name + ".log"));
         return new NodeProcess(name, dir, shm, ownsDirectory, p, out);
     }

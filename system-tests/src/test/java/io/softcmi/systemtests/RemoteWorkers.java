@@ -53,6 +53,7 @@ import java.util.concurrent.locks.LockSupport;
  * mixed HANDLE TOKEN CONTEXTS MILLIS     -> MIXED increments reads writes bad errors  (see {@link MixedLoad})
  * exit                                   -> BYE
  * </pre>
+ * and the event commands of {@link EventCommands} ({@code events-until}, {@code timed-get}, ...).
  * Failures answer {@code ERROR CODE LASTERROR message}, {@code ACCESS_ERROR KIND SEGMENT OFFSET}
  * or {@code EXCEPTION class message}. The message-passing litmus words live at
  * {@link #MP_DATA}, {@link #MP_FLAG}, {@link #MP_STOP} and {@link #MP_BARRIER}.
@@ -94,6 +95,9 @@ public final class RemoteWorkers {
     }
 
     private String execute(String[] a) {
+        if (EventCommands.handles(a[0])) {
+            return EventCommands.execute(ctx, a, this::mapping); // events, timed access, CMAP requests
+        }
         return switch (a[0]) {
             case "node" -> "NODE " + HEX.formatHex(ctx.nodeAddress().toBytes());
             case "enable" -> {

@@ -12,9 +12,9 @@ import java.util.Map;
  * a node (ids only, never token secrets) and deletes memory reservations.
  *
  * <pre>
- * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|dataplane
+ * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|dataplane
  * cmiadm [--dir DIR] reservation-delete KEY
- * cmiadm top --metrics HOST:PORT [--interval SECONDS] [--count N]     (see {@link CmiTop})
+ * cmiadm top --metrics HOST:PORT [--by node|peer|segment] [--rows N] [--interval SECONDS] [--count N]   (see {@link CmiTop})
  * </pre>
  * Without {@code --dir} it uses {@code SOFTCMI_NODE}. Exit status: 0 on success, 1 if the node
  * cannot be reached or refuses the request (the CMI error name and message are printed), 2 for a
@@ -23,7 +23,7 @@ import java.util.Map;
 public final class CmiAdm {
     /** The tables a node lists, in the order the usage message gives them. */
     public static final List<String> TABLES =
-        List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations", "dataplane");
+        List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations", "peers", "dataplane");
     /** The subcommand that deletes a reservation. */
     public static final String RESERVATION_DELETE = "reservation-delete";
     /** Exit status for a usage error. */
@@ -32,9 +32,9 @@ public final class CmiAdm {
     public static final int EXIT_FAILED = 1;
 
     private static final String USAGE = """
-        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|dataplane
+        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|dataplane
                cmiadm [--dir DIR] reservation-delete KEY
-               cmiadm top --metrics HOST:PORT [--interval SECONDS] [--count N]
+               cmiadm top --metrics HOST:PORT [--by node|peer|segment] [--rows N] [--interval SECONDS] [--count N]
         DIR is the node directory of a running cmid (default: $SOFTCMI_NODE).""";
 
     private CmiAdm() {

@@ -15,15 +15,18 @@ import java.util.Properties;
  * <pre>
  * softcmi demo      run the Sample Code flow, a two-process exchange and a three-node cluster
  * softcmi version   print the softcmi, CMI API, wire protocol and Java versions
+ * softcmi export [--size BYTES] [--value N] [--for SECONDS] FILE   share a segment (see {@link ShareCommands})
+ * softcmi import FILE                                             import it on another node
  * </pre>
  * Exit status: 0 on success, 1 if the demo fails, 2 for a usage error.
  */
 public final class SoftCmi {
     private static final String USAGE = """
-        usage: softcmi classpath | demo | version
+        usage: softcmi classpath | demo | version | export ... FILE | import FILE
           classpath  print the class path an application needs (java -cp "$(softcmi classpath):app.jar" Main)
           demo       run the spec's Sample Code, a two-process exchange and a three-node cluster
-          version    print the versions of softcmi, the CMI API, the wire protocol and Java""";
+          version    print the versions of softcmi, the CMI API, the wire protocol and Java
+        """ + ShareCommands.USAGE;
 
     private SoftCmi() {
     }
@@ -48,6 +51,12 @@ public final class SoftCmi {
      * @return the exit status
      */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length >= 1 && args[0].equals("export")) {
+            return ShareCommands.export(java.util.List.of(args).subList(1, args.length), out, err, System.getenv());
+        }
+        if (args.length >= 1 && args[0].equals("import")) {
+            return ShareCommands.importSegment(java.util.List.of(args).subList(1, args.length), out, err, System.getenv());
+        }
         if (args.length != 1) {
             err.println(args.length == 0 ? "softcmi: no command given" : "softcmi: too many arguments");
             err.println(USAGE);

@@ -214,6 +214,16 @@ public sealed interface ControlMessage {
     }
 
     /**
+     * Asks the node for the certificates it trusts for TLS connections to homes
+     * ({@link ClusterTls#trust()}); an empty reply means the node does not use TLS.
+     */
+    record TlsTrustRequest() implements ControlMessage {
+        public MessageType type() { return MessageType.TLS_TRUST; }
+        public void encode(WireWriter w) { }
+        static TlsTrustRequest decode(WireReader r) { return new TlsTrustRequest(); }
+    }
+
+    /**
      * Notification extension (not a libcmi call): a one-way message (correlation id 0, no reply)
      * asking the node to deliver {@code (offset, value)} to the creator of a segment of this
      * node that the sender has attached ({@code io.softcmi.cmi.notify.Notifications#notify}).

@@ -55,6 +55,7 @@ class ControlMessageTest {
             new ControlMessage.TokDel(new byte[] {1, 2, 3, 4}),
             new ControlMessage.SegSetToken(8, new byte[] {9, 9}),
             new ControlMessage.TicketRequest(),
+            new ControlMessage.TlsTrustRequest(),
             new ControlMessage.PeerHello(id16, new byte[32]),
             new ControlMessage.PeerChallenge(id16, new byte[] {1, 2}, new byte[32]),
             new ControlMessage.PeerProof(new byte[32]),

@@ -37,8 +37,10 @@ import java.util.concurrent.Executors;
  * write-through, so every access is a round trip (the cache has its own {@code CacheBenchmark}).
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.RemoteAccessBenchmark [OPS] [BULK_MIB]
+ * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.RemoteAccessBenchmark [OPS] [BULK_MIB] [--tls]
  * </pre>
+ * With {@code --tls} the daemons run with a fresh key store ({@code --tls-keystore}), so every
+ * data connection is TLS 1.3: the cost of TLS beside the same raw baselines.
  */
 public final class RemoteAccessBenchmark {
     private static final int REQUEST = 72;
@@ -51,10 +53,12 @@ public final class RemoteAccessBenchmark {
     /**
      * Entry point.
      *
-     * @param args OPS (default 50000) and BULK_MIB (default 256)
+     * @param commandLine OPS (default 50000), BULK_MIB (default 256), and {@code --tls} anywhere
      * @throws Exception if the cluster cannot be set up
      */
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] commandLine) throws Exception {
+        boolean tls = List.of(commandLine).contains("--tls");
+        String[] args = java.util.Arrays.stream(commandLine).filter(a -> !a.equals("--tls")).toArray(String[]::new);
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
         int bulk = args.length > 1 ? Integer.parseInt(args[1]) : 256;
         Path dir = Files.createTempDirectory("softcmi-bench-");
@@ -65,11 +69,16 @@ public final class RemoteAccessBenchmark {
             Path key = dir.resolve("cluster.key");
             Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            List<String> tlsOptions = tls ? tlsOptions(dir) : List.of();
             for (int n = 1; n <= 2; n++) {
-                children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), "io.softcmi.node.Cmid", "--dir",
-                    dir.resolve("n" + n).toString(),
+                List<String> cmid = new ArrayList<>(List.of("io.softcmi.node.Cmid", "--dir", dir.resolve("n" + n).toString(),
                     "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "bench" + n,
                     "--shm-dir", "/dev/shm/softcmi-bench-" + ProcessHandle.current().pid() + "-" + n));
+                cmid.addAll(tlsOptions);
+                children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), cmid.toArray(String[]::new)));
+            }
+            if (tls) {
+                System.out.println("daemons and data connections use TLS 1.3 (--tls); the raw baselines do not");
             }
             CmiContext a = home.submit(context(dir.resolve("n1"))).get();
             CmiContext b = remote.submit(context(dir.resolve("n2"))).get();
@@ -97,6 +106,22 @@ public final class RemoteAccessBenchmark {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
         }
+    }
+
+    /** A PKCS12 key store made with the JDK's keytool, and its password file: the cmid TLS options. */
+    private static List<String> tlsOptions(Path dir) throws Exception {
+        Path ks = dir.resolve("cluster.p12");
+        Path pw = dir.resolve("tls.password");
+        Files.writeString(pw, "bench-password");
+        Files.setPosixFilePermissions(pw, PosixFilePermissions.fromString("rw-------"));
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair",
+            "-alias", "bench", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=bench", "-validity", "2",
+            "-storetype", "PKCS12", "-keystore", ks.toString(), "-storepass", "bench-password", "-keypass", "bench-password")
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("keytool failed");
+        }
+        return List.of("--tls-keystore", ks.toString(), "--tls-password-file", pw.toString());
     }
 
     private static Callable<CmiContext> context(Path node) {

@@ -229,7 +229,8 @@ final class ContextImpl implements CmiContext {
                 segments.forEvent(n.segId()), n.offset(), n.value(), senderNode(n.sender())));
             case ControlMessage.HomeDownNotice d -> {
                 try {
-                    connections.homeDown((NodeAddressImpl) HandleCodec.nodeAddress(d.node()));
+                    NodeAddressImpl home = (NodeAddressImpl) HandleCodec.nodeAddress(d.node());
+                    connections.homeDown(home, segments.proxiesOf(home));
                     tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "home node " + HandleCodec.nodeAddress(d.node())
                         + " was declared dead: its segments give SINVAL");
                 } catch (RuntimeException e) {
@@ -317,9 +318,12 @@ final class ContextImpl implements CmiContext {
         }
     }
 
-    /** @return whether the node declared {@code home} dead (its segments give SINVAL) */
-    boolean homeIsDown(NodeAddressImpl home) {
-        return connections.isDown(home);
+    /**
+     * @param proxyId a proxy's id
+     * @return whether the node declared its home dead (it gives SINVAL)
+     */
+    boolean homeIsDown(long proxyId) {
+        return connections.isDown(proxyId);
     }
 
     /** The data connection to a home node (see {@link RemoteConnections#get}). */

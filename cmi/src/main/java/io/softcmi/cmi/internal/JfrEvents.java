@@ -1,6 +1,7 @@
 package io.softcmi.cmi.internal;
 
 import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
@@ -72,5 +73,53 @@ public final class JfrEvents {
         /** The event's type. */
         @Label("Type")
         public String type;
+    }
+
+    /**
+     * One request on a data connection to a home, and the wait for its reply: a remote load,
+     * store, CAS or bulk chunk, a notification, and the cache's fills (misses), diffs
+     * (write-backs) and acquires (invalidation queries).
+     */
+    @Name("io.softcmi.RemoteRequest")
+    @Label("CMI Remote Request")
+    @Category({"softcmi", "Data path"})
+    @Description("A request to a home node's data path and the wait for its reply")
+    @StackTrace(false)
+    public static final class RemoteRequest extends Event {
+        /** GET, PUT, CAS, NOTIFY, FILL (a cache miss), DIFF (a write-back) or ACQUIRE. */
+        @Label("Operation")
+        public String op;
+        /** The segment at its home. */
+        @Label("Segment")
+        public long segmentId;
+        /** The offset into the segment. */
+        @Label("Offset")
+        public long offset;
+        /** Bytes read or written (0 for CAS and ACQUIRE). */
+        @Label("Bytes")
+        @DataAmount
+        public long bytes;
+        /** OK, the access error, IO (connection lost) or TIMEOUT. */
+        @Label("Outcome")
+        public String outcome;
+
+        /**
+         * @param op a {@code DataProtocol.OP_*} code
+         * @return its name
+         */
+        public static String opName(byte op) {
+            return switch (op) {
+                case io.softcmi.wire.DataProtocol.OP_GET -> "GET";
+                case io.softcmi.wire.DataProtocol.OP_PUT -> "PUT";
+                case io.softcmi.wire.DataProtocol.OP_CAS -> "CAS";
+                case io.softcmi.wire.DataProtocol.OP_NOTIFY -> "NOTIFY";
+                case io.softcmi.wire.DataProtocol.OP_FILL -> "FILL";
+                case io.softcmi.wire.DataProtocol.OP_DIFF -> "DIFF";
+                case io.softcmi.wire.DataProtocol.OP_ACQUIRE -> "ACQUIRE";
+                case io.softcmi.wire.DataProtocol.OP_HELLO -> "HELLO";
+                case io.softcmi.wire.DataProtocol.OP_PROOF -> "PROOF";
+                default -> "OP_" + op;
+            };
+        }
     }
 }

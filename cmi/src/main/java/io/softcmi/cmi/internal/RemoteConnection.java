@@ -1,6 +1,8 @@
 package io.softcmi.cmi.internal;
 
+import io.softcmi.wire.ClusterTls;
 import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -9,6 +11,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -48,7 +52,12 @@ final class RemoteConnection implements AutoCloseable {
     private static final int SMALL_REPLY = 64;
     private static final int IN_CAPACITY = 64 * 1024;
 
-    private final SocketChannel channel;
+    private final SocketChannel socket;
+    /** The TLS layer over {@link #socket}, or null. */
+    private final TlsChannel tls;
+    /** Where bytes are read and written: {@link #tls} or {@link #socket}. */
+    private final ByteChannel channel;
+    private final GatheringByteChannel gather;
     private final Selector selector;
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock readLock = new ReentrantLock();
@@ -86,10 +95,18 @@ final class RemoteConnection implements AutoCloseable {
         boolean upTo;
         int received;
         volatile boolean done;
+        // What the request was, for the JFR event of its wait.
+        byte op;
+        long segmentId;
+        long offset;
+        long bytes;
     }
 
-    private RemoteConnection(SocketChannel channel, Selector selector) {
-        this.channel = channel;
+    private RemoteConnection(SocketChannel socket, TlsChannel tls, Selector selector) {
+        this.socket = socket;
+        this.tls = tls;
+        this.channel = tls != null ? tls : socket;
+        this.gather = tls != null ? tls : socket;
         this.selector = selector;
     }
 
@@ -98,24 +115,31 @@ final class RemoteConnection implements AutoCloseable {
      *
      * @param home the home node
      * @param ticket this process's node ticket followed by its session key
-     * @param timeoutNanos deadline for connecting and the HELLO's reply
+     * @param clusterTls TLS to use (as the own daemon does), or null for plain TCP
+     * @param timeoutNanos deadline for connecting, the TLS handshake and the HELLO's reply
      * @return the connection
      * @throws TicketRefusedException if the home refused the ticket
      * @throws IOException if the home cannot be reached, does not answer in time, or speaks another version
      */
-    static RemoteConnection open(NodeAddressImpl home, byte[] ticket, long timeoutNanos) throws IOException {
+    static RemoteConnection open(NodeAddressImpl home, byte[] ticket, ClusterTls clusterTls, long timeoutNanos)
+            throws IOException {
         SocketChannel ch = SocketChannel.open();
         Selector sel = null;
         try {
             int connectMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutNanos / 1_000_000));
             ch.socket().connect(new InetSocketAddress(home.host(), home.port()), connectMs);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            ch.write(ByteBuffer.wrap(new byte[] {'D'}));
+            ch.write(ByteBuffer.wrap(new byte[] {clusterTls != null ? (byte) 'd' : (byte) 'D'}));
             ch.configureBlocking(false);
             sel = Selector.open();
             ch.register(sel, SelectionKey.OP_READ);
-            RemoteConnection c = new RemoteConnection(ch, sel);
             long deadline = System.nanoTime() + timeoutNanos;
+            TlsChannel tls = null;
+            if (clusterTls != null) {
+                tls = new TlsChannel(ch, clusterTls.newEngine(true));
+                tls.handshake(sel, deadline);
+            }
+            RemoteConnection c = new RemoteConnection(ch, tls, sel);
             Call hello = new Call();
             byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
             hello.dst = MemorySegment.ofArray(nonce);
@@ -285,6 +309,10 @@ final class RemoteConnection implements AutoCloseable {
             long timeoutNanos) {
         int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
         long deadline = System.nanoTime() + timeoutNanos;
+        c.op = op;
+        c.segmentId = segmentId;
+        c.offset = offset;
+        c.bytes = op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload;
         sendLock.lock();
         try {
             c.id = nextRequestId.incrementAndGet();
@@ -310,6 +338,10 @@ final class RemoteConnection implements AutoCloseable {
     private void sendPayload(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
             long deadline) {
         int n = (int) src.byteSize();
+        c.op = op;
+        c.segmentId = segmentId;
+        c.offset = offset;
+        c.bytes = n;
         sendLock.lock();
         try {
             c.id = nextRequestId.incrementAndGet();
@@ -347,32 +379,42 @@ final class RemoteConnection implements AutoCloseable {
         parts[1] = payload;
         try {
             while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
-                long n = payload == null ? channel.write(out) : channel.write(parts);
+                long n = payload == null ? channel.write(out) : gather.write(parts);
                 if (n > 0) {
                     continue;
                 }
-                if (readLock.tryLock()) {
-                    try {
-                        pump();
-                    } finally {
-                        readLock.unlock();
-                    }
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    fail(STATUS_TIMEOUT);
-                    throw new IOException("the home did not take a request before the deadline");
-                }
-                LockSupport.parkNanos(20_000);
+                awaitRoom(deadline);
+            }
+            while (tls != null && !tls.flush()) {
+                awaitRoom(deadline); // TLS took the last bytes but could not send them all yet
             }
         } finally {
             parts[1] = null;
         }
     }
 
+    /** The socket is full: reads replies meanwhile if nobody else does, then backs off briefly. */
+    private void awaitRoom(long deadline) throws IOException {
+        if (readLock.tryLock()) {
+            try {
+                pump();
+            } finally {
+                readLock.unlock();
+            }
+        }
+        if (System.nanoTime() - deadline > 0) {
+            fail(STATUS_TIMEOUT);
+            throw new IOException("the home did not take a request before the deadline");
+        }
+        LockSupport.parkNanos(20_000);
+    }
+
     // ---- waiting and reading ----
 
     /** Waits until {@code c} is done, reading for everyone while it holds the reader role. */
     void await(Call c, long deadline) {
+        JfrEvents.RemoteRequest jfr = new JfrEvents.RemoteRequest();
+        jfr.begin();
         // An interrupt would make every park and select return at once: wait with it cleared
         // (the deadline still bounds the wait) and set it again for the caller.
         boolean interrupted = Thread.interrupted();
@@ -405,6 +447,15 @@ final class RemoteConnection implements AutoCloseable {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        if (jfr.shouldCommit()) {
+            jfr.op = JfrEvents.RemoteRequest.opName(c.op);
+            jfr.segmentId = c.segmentId;
+            jfr.offset = c.offset;
+            jfr.bytes = c.bytes;
+            jfr.outcome = c.status == 0 ? "OK" : c.status == STATUS_IO ? "IO" : c.status == STATUS_TIMEOUT ? "TIMEOUT"
+                : String.valueOf(AccessStatus.fromWire(c.status));
+            jfr.commit();
+        }
     }
 
     /**
@@ -430,7 +481,7 @@ final class RemoteConnection implements AutoCloseable {
             long limit = budget.budget();
             // Right after sending, a reply cannot be in yet: when not polling, block at once
             // instead of paying a read that finds nothing.
-            if (!(first && limit == 0) && pump() > 0) {
+            if ((!(first && limit == 0) || tls != null && tls.hasBufferedInput()) && pump() > 0) {
                 first = false;
                 continue;
             }
@@ -456,6 +507,9 @@ final class RemoteConnection implements AutoCloseable {
             }
             if (c.done || n > 0) {
                 continue;
+            }
+            if (tls != null && tls.hasBufferedInput() && pump() > 0) {
+                continue; // bytes the selector cannot see
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -588,7 +642,7 @@ final class RemoteConnection implements AutoCloseable {
     private void fail(int status) {
         broken = true;
         try {
-            channel.close();
+            socket.close();
         } catch (IOException ignored) {
             // Nothing to tell a home that is gone.
         }

@@ -30,8 +30,14 @@ final class RemoteConnections {
     private final Map<Object, Link> links = new ConcurrentHashMap<>();
     private final ReentrantLock ticketLock = new ReentrantLock();
     private volatile byte[] ticket;
-    /** Homes the node declared dead: access to them fails with SINVAL (a copy-on-write list: rarely written). */
-    private final java.util.List<NodeAddressImpl> deadHomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** TLS to homes, as the own daemon uses it (null: plain TCP); fetched with the first ticket. */
+    private volatile io.softcmi.wire.ClusterTls tls;
+    /**
+     * Proxies whose home the node declared dead: access through them fails with SINVAL. Proxies
+     * of the same home imported after it came back are not among them (dead is final for the old
+     * proxies only).
+     */
+    private final java.util.Set<Long> deadProxies = ConcurrentHashMap.newKeySet();
 
     /** One home's connection and the lock that serialises opening it. */
     private static final class Link {
@@ -59,7 +65,7 @@ final class RemoteConnections {
      * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the home cannot be reached in time
      */
     RemoteConnection get(NodeAddressImpl home, long segmentId, long offset) {
-        if (!deadHomes.isEmpty() && deadHomes.contains(home)) {
+        if (!deadProxies.isEmpty() && deadProxies.contains(segmentId)) {
             throw Errors.access(CmiAccessError.SINVAL, segmentId, offset);
         }
         Object key = PER_THREAD ? new ThreadHome(home, Thread.currentThread()) : home;
@@ -99,10 +105,10 @@ final class RemoteConnections {
                 t = freshTicket(null);
             }
             try {
-                return RemoteConnection.open(home, t, timeout);
+                return RemoteConnection.open(home, t, tls, timeout);
             } catch (RemoteConnection.TicketRefusedException refused) {
                 tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "home node " + home + " refused the node ticket; fetching a new one");
-                return RemoteConnection.open(home, freshTicket(t), timeout);
+                return RemoteConnection.open(home, freshTicket(t), tls, timeout);
             }
         } catch (IOException | RuntimeException e) {
             tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
@@ -118,6 +124,17 @@ final class RemoteConnections {
             if (t != null && t != stale) {
                 return t;
             }
+            if (ticket == null) {
+                // Speak TLS to homes exactly when the own daemon does (its trusted certificates).
+                byte[] trust = channel.call(new ControlMessage.TlsTrustRequest(), ControlMessage.BytesValue.class).value();
+                if (trust.length > 0) {
+                    try {
+                        tls = io.softcmi.wire.ClusterTls.forClient(trust);
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e.getMessage(), e);
+                    }
+                }
+            }
             t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
             ticket = t;
             return t;
@@ -127,15 +144,15 @@ final class RemoteConnections {
     }
 
     /**
-     * The node declared a home dead: from now on access to it fails with SINVAL, and calls
-     * waiting for it end now (with the error their callers map a broken connection to).
+     * The node declared a home dead: from now on access through its proxies known so far fails
+     * with SINVAL, and calls waiting for it end now (with the error their callers map a broken
+     * connection to). A proxy imported later (the home came back) opens a new connection.
      *
      * @param home the dead home
+     * @param proxies the ids of its proxies this context knows
      */
-    void homeDown(NodeAddressImpl home) {
-        if (!deadHomes.contains(home)) {
-            deadHomes.add(home);
-        }
+    void homeDown(NodeAddressImpl home, java.util.Set<Long> proxies) {
+        deadProxies.addAll(proxies);
         for (Map.Entry<Object, Link> e : links.entrySet()) {
             Object k = e.getKey();
             if (home.equals(k) || k instanceof ThreadHome th && home.equals(th.home())) {
@@ -147,9 +164,12 @@ final class RemoteConnections {
         }
     }
 
-    /** @return whether the node declared {@code home} dead */
-    boolean isDown(NodeAddressImpl home) {
-        return !deadHomes.isEmpty() && deadHomes.contains(home);
+    /**
+     * @param proxyId a proxy's id
+     * @return whether the node declared its home dead
+     */
+    boolean isDown(long proxyId) {
+        return !deadProxies.isEmpty() && deadProxies.contains(proxyId);
     }
 
     void closeAll() {

@@ -123,7 +123,7 @@ final class RemoteMapping implements CmiMapping {
     private void verdict(int status, long off) {
         if (status != 0) {
             CmiAccessError e = AccessStatus.fromWire(status);
-            if (e == CmiAccessError.TRANSIENT && context.homeIsDown(home)) {
+            if (e == CmiAccessError.TRANSIENT && context.homeIsDown(segment.id())) {
                 e = CmiAccessError.SINVAL; // the call broke because the node declared the home dead
             }
             throw Errors.access(e, segment.id(), off);

@@ -63,6 +63,23 @@ final class SegmentDirectory {
         throw Errors.fail(CmiError.INVAL, "not a segment of this node: " + seg);
     }
 
+    /**
+     * The proxies of one home this context has seen (imported or looked up), for a home the node
+     * declared dead: those, and no proxy made later, give {@code SINVAL}.
+     *
+     * @param home a home node
+     * @return the ids of its proxies known here
+     */
+    java.util.Set<Long> proxiesOf(NodeAddressImpl home) {
+        java.util.Set<Long> ids = new java.util.HashSet<>();
+        for (SegmentImpl s : known.values()) {
+            if (s.imported() && home.equals(s.home())) {
+                ids.add(s.id());
+            }
+        }
+        return ids;
+    }
+
     /** A handle for an id named by an event, without asking the node (called on the reader thread). */
     CmiSegment forEvent(long id) {
         SegmentImpl s = known.get(id);

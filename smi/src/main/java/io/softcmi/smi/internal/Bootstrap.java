@@ -33,7 +33,7 @@ public final class Bootstrap implements AutoCloseable {
             throw Errors.fail(SmiError.PARAM, "number of processes " + size + " not in 1.." + Layout.MAX_PROCS);
         }
         Segments s = new Segments(ctx, false);
-        Segments.Own o = s.create(Layout.bootstrapSize(size), true);
+        Segments.Own o = s.createSynchronization(Layout.bootstrapSize(size));
         o.map().putLong(Layout.BOOT_SIZE, size);
         o.map().putLong(Layout.BOOT_MAGIC, Layout.BOOT_MAGIC_VALUE);
         ctx.wmb();

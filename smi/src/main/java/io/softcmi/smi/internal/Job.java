@@ -82,7 +82,7 @@ public final class Job {
             if (boot.getLong(Layout.BOOT_MAGIC) != Layout.BOOT_MAGIC_VALUE || boot.getLong(Layout.BOOT_SIZE) != env.size()) {
                 throw Errors.fail(SmiError.PARAM, "SMI_BOOTSTRAP is not this job's bootstrap segment");
             }
-            Segments.Own control = segments.create(Layout.CTRL_SIZE, true);
+            Segments.Own control = segments.createSynchronization(Layout.CTRL_SIZE);
             control.map().putLong(Layout.CTRL_MAGIC, Layout.CTRL_MAGIC_VALUE);
             job = new Job(env, ctx, segments, own, foreign, boot, control, debug);
             job.join();
@@ -244,16 +244,18 @@ public final class Job {
      * {@code SMI_Barrier}: a central counter in the bootstrap segment, counted up with
      * {@code atm_cas} (one round trip per process); the last process to arrive posts the new
      * generation into every other process's control segment, where each waits on local memory.
-     * Stores before the barrier are visible to every process after it ({@code mb} on entry,
-     * {@code rmb} on exit).
+     * Stores before the barrier are visible to every process after it (the arrival
+     * {@code atm_cas} is a release and an acquire; a waiter's wait ends with {@code rmb}).
      */
     public void barrier() {
         long k = ++barriers;
         int n = env.size();
-        ctx.mb();
         if (n == 1) {
+            ctx.mb();
             return;
         }
+        // The arrival atm_cas releases this process's stores before it counts, and acquires
+        // after: the last to arrive has seen every other arrival, so it needs no more barrier.
         long before = fetchAdd(boot, Layout.BOOT_BARRIER, 1, (k - 1) * n);
         if (before + 1 == k * n) {
             for (int r = 0; r < n; r++) {
@@ -262,9 +264,9 @@ public final class Job {
                 }
             }
         } else {
+            // Ends with a load barrier, after the last arrival.
             waker.await(Layout.CTRL_BARRIER_GEN, v -> v >= k);
         }
-        ctx.rmb();
     }
 
     /**

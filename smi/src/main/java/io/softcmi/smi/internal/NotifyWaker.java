@@ -5,6 +5,7 @@ import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.notify.NotificationInbox;
 import io.softcmi.cmi.notify.Notifications;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.function.LongPredicate;
 
@@ -18,13 +19,16 @@ import java.util.function.LongPredicate;
  * bounded time. The word stays the truth: a notification
  * only says "look again", so stale or stolen ones (another waiting thread of the process took it)
  * cost at most one re-check after a short timeout. Because the store lands before the
- * notification, a waiter first polls its own (local) word for at most 100 µs with {@link Backoff}
- * (spins, yields, then sleeps from 5 µs), and blocks in the inbox only after that.
+ * notification, a waiter first polls its own (local) word for at most 100 µs (spins, then
+ * yields; no sleeps, which take tens of microseconds to end here), and blocks in the inbox only
+ * after that.
  */
 final class NotifyWaker implements Waker {
     /** How long a waiter polls its own word (with {@link Backoff}) before it blocks in the inbox. */
     private static final long POLL_NS = 100_000;
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
+    /** Busy spins before the poll yields between looks. */
+    private static final int SPINS = 64;
 
     private final CmiContext ctx;
     private final CmiMapping own;
@@ -45,11 +49,16 @@ final class NotifyWaker implements Waker {
 
     @Override
     public void post(CmiMapping target, long offset, long value) {
+        // Release this process's cached stores first, so the woken process sees them.
+        ctx.wmb();
+        // Control segments are local or write-through imports (Segments.createSynchronization):
+        // the store is in the target's memory when putLong returns, and the load of SLEEPERS
+        // below is a later access at the same home.
         target.putLong(offset, value);
-        // Dekker with the waiter: it announces itself in SLEEPERS, fences, re-checks its word, then
-        // blocks; we store, fence, read SLEEPERS. One of us sees the other's store, so a waiter
-        // that blocks is always notified, and one still polling costs no notification.
-        ctx.mb();
+        // Dekker with the waiter: it announces itself in SLEEPERS (a CAS), re-checks its word,
+        // then blocks; we store, fence, read SLEEPERS. One of us sees the other's store, so a
+        // waiter that blocks is always notified, and one still polling costs no notification.
+        VarHandle.fullFence();
         try {
             if (target.getLong(Layout.CTRL_SLEEPERS) > 0) {
                 Notifications.notify(target, offset, value);
@@ -86,23 +95,33 @@ final class NotifyWaker implements Waker {
     private long words(long offset, int count, IndexedCondition done, boolean value) {
         long since = System.nanoTime();
         long pollUntil = since + POLL_NS;
-        Backoff b = new Backoff();
         for (int n = 0;; n++) {
-            ctx.rmb();
+            // The own control segment is local memory: a load needs no CMI load barrier (which
+            // would ask every home of the context's cached imports), only one that keeps the JIT
+            // from hoisting it out of the loop. The CMI rmb comes once, when the wait is over.
+            VarHandle.acquireFence();
             for (int i = 0; i < count; i++) {
                 long v = own.getLong(offset + 8L * i);
                 if (done.test(i, v)) {
+                    ctx.rmb();
                     return value ? v : i;
                 }
             }
             if (System.nanoTime() < pollUntil) {
-                // The waker's store lands before its notification: catch it without the wake-up hops.
-                b.idle();
+                // The waker's store lands before its notification: catch it without the wake-up
+                // hops. Spin, then yield (a parked thread wakes slowly; a yield gives the core to
+                // any runnable thread and costs nothing when there is none).
+                if (n < SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
                 continue;
             }
             sleepers(1);
             try {
-                ctx.mb();
+                // The CAS in sleepers() is a full fence on this (local) word: the re-check below
+                // cannot read the word before SLEEPERS is visible to wakers.
                 boolean ready = false;
                 for (int i = 0; i < count && !ready; i++) {
                     ready = done.test(i, own.getLong(offset + 8L * i));

@@ -2,12 +2,14 @@ package io.softcmi.smi.internal;
 
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
+import java.lang.invoke.VarHandle;
 import java.util.function.LongPredicate;
 
 /**
  * A {@link Waker} that stores the word and lets the waiter poll its own (local) control segment
- * with bounded backoff; each poll costs a local load and a load barrier, never a network round
- * trip.
+ * with bounded backoff; each poll costs a local load and a compiler fence, never a network round
+ * trip (the CMI load barrier comes once, when the word has changed). The store is released
+ * ({@code wmb}) before it is made, so the woken process sees the poster's earlier stores.
  */
 final class PollingWaker implements Waker {
     private final CmiContext ctx;
@@ -27,17 +29,18 @@ final class PollingWaker implements Waker {
 
     @Override
     public void post(CmiMapping target, long offset, long value) {
-        target.putLong(offset, value);
         ctx.wmb();
+        target.putLong(offset, value);
     }
 
     @Override
     public long await(long offset, LongPredicate done) {
         Backoff b = new Backoff();
         for (int n = 0;; n++) {
-            ctx.rmb();
+            VarHandle.acquireFence();
             long v = own.getLong(offset);
             if (done.test(v)) {
+                ctx.rmb();
                 return v;
             }
             if ((n & 255) == 255) {
@@ -51,9 +54,10 @@ final class PollingWaker implements Waker {
     public int awaitAny(long offset, int count, IndexedCondition done) {
         Backoff b = new Backoff();
         for (int n = 0;; n++) {
-            ctx.rmb();
+            VarHandle.acquireFence();
             for (int i = 0; i < count; i++) {
                 if (done.test(i, own.getLong(offset + 8L * i))) {
+                    ctx.rmb();
                     return i;
                 }
             }

@@ -6,6 +6,7 @@ import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.ExportAttr;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.RemoteSegmentHandle;
 import java.util.Arrays;
@@ -56,6 +57,20 @@ public final class Segments {
     }
 
     Own create(long size, boolean export) {
+        return create(size, export, Set.of());
+    }
+
+    /**
+     * An exported segment that holds synchronization words (the bootstrap and control segments:
+     * barrier, mutexes, counters, signals, messages), exported {@code CMI_SEG_WRITE_THROUGH} so
+     * that every remote access is one round trip to the home and no barrier of the context has
+     * to write back or invalidate it (see docs/smi.md "Caching").
+     */
+    Own createSynchronization(long size) {
+        return create(size, true, Set.of(ExportAttr.WRITE_THROUGH));
+    }
+
+    private Own create(long size, boolean export, Set<ExportAttr> exportAttrs) {
         long max = ctx.ctlInfo().maxSegSz();
         if (size > max) {
             throw Errors.fail(io.softcmi.smi.SmiError.NOMEM, "a segment of " + size + " bytes is larger than the node's"
@@ -68,7 +83,7 @@ public final class Segments {
             if (!export) {
                 return new Own(seg, map, null, null, null);
             }
-            RemoteSegmentHandle h = ctx.segExp(seg, Set.of());
+            RemoteSegmentHandle h = ctx.segExp(seg, exportAttrs);
             CmiToken t = ctx.tokNew(seg, NodeAddress.ANY, EnumSet.allOf(Access.class));
             return new Own(seg, map, h, t, new SegmentRef(seg.id(), size, myNode, h.toBytes(), t.toBytes()));
         } catch (CmiException | io.softcmi.smi.SmiException e) {

@@ -91,7 +91,12 @@ public final class Watchdog {
                     }
                 }
                 last = hb;
-                LockSupport.parkNanos(BEAT_NS);
+                // A park may end early (a stray unpark: the data path unparks the callers it
+                // completes, and a permit left over ends the next park at once): sleep to the beat.
+                long nextBeat = now + BEAT_NS;
+                for (long left = BEAT_NS; left > 0 && !stop; left = nextBeat - System.nanoTime()) {
+                    LockSupport.parkNanos(left);
+                }
             }
         } catch (RuntimeException e) {
             if (!stop) {

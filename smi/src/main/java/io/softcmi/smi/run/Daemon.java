@@ -16,7 +16,9 @@ import java.util.stream.Stream;
 /**
  * A {@code cmid} that {@code smirun} started for the job: its output goes to a log in the job
  * directory; {@link #stop()} ends it with SIGTERM (SIGKILL if it does not go) and removes its
- * directories.
+ * directories. A daemon on another host is stopped there: ending the local {@code ssh} would
+ * leave it running (no terminal, no hang-up), so {@link #stop()} first runs a {@code kill} of the
+ * pid in its node directory over the same {@code ssh}/{@code srun}.
  */
 final class Daemon {
     private static final String READY = "cmid: node ";
@@ -27,6 +29,8 @@ final class Daemon {
     private final Path log;
     private final Process process;
     private final CountDownLatch ready = new CountDownLatch(1);
+    /** For a daemon on another host: the local command that stops it there; null for a local one. */
+    private List<String> remoteStop;
 
     private Daemon(String name, Path dir, Path shmDir, Path log, Process process) {
         this.name = name;
@@ -34,6 +38,24 @@ final class Daemon {
         this.shmDir = shmDir;
         this.log = log;
         this.process = process;
+    }
+
+    /**
+     * The command that ends a daemon on another host: {@code kill} of the pid its {@code cmid}
+     * wrote into its node directory, run there.
+     *
+     * @param remote wraps a command to run on the daemon's host ({@link Commands#remote})
+     * @param dir the daemon's node directory (the same path on that host)
+     * @return the local command
+     */
+    static List<String> remoteStopCommand(java.util.function.UnaryOperator<List<String>> remote, Path dir) {
+        return remote.apply(List.of("sh", "-c", "kill $(cat " + Commands.quote(dir.resolve("cmid.pid").toString())
+            + ") 2>/dev/null; true"));
+    }
+
+    /** @param command the local command that stops this daemon on its host ({@link #remoteStopCommand}) */
+    void stopRemotelyWith(List<String> command) {
+        this.remoteStop = List.copyOf(command);
     }
 
     /**
@@ -97,6 +119,20 @@ final class Daemon {
 
     /** Stops it (SIGTERM, then SIGKILL after 20 s) and removes its directories. */
     void stop() {
+        if (remoteStop != null && process.isAlive()) {
+            try {
+                Process k = new ProcessBuilder(remoteStop).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (!k.waitFor(20, TimeUnit.SECONDS)) {
+                    k.destroyForcibly();
+                }
+                process.waitFor(20, TimeUnit.SECONDS); // the daemon's SIGTERM shutdown ends the ssh too
+            } catch (IOException e) {
+                // Fall through to ending the local end.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         process.destroy();
         try {
             if (!process.waitFor(20, TimeUnit.SECONDS)) {

@@ -100,13 +100,16 @@ public record Plan(List<Node> nodes, int[] procNode, String source) {
         for (int i = 0; i < np; i++) {
             perRank.add(hosts.get(i % hosts.size()));
         }
-        // Group by node: one node per distinct host, local aliases folded; nodes sorted by name.
+        // Group by node: one node per distinct host, local aliases folded; this machine's nodes
+        // first (rank 0 must be here: the bootstrap segment is made on its node), then the other
+        // hosts, each group sorted by name.
         Map<String, String> key = new LinkedHashMap<>();
         for (String h : perRank) {
             key.putIfAbsent(canonical(h, localNames), h);
         }
         List<String> keys = new ArrayList<>(key.keySet());
-        keys.sort(Comparator.naturalOrder());
+        keys.sort(Comparator.comparing((String k) -> !k.equals(LOCAL_KEY) && !k.startsWith(PSEUDO))
+            .thenComparing(Comparator.naturalOrder()));
         List<Node> nodes = new ArrayList<>();
         int[] procNode = new int[np];
         int rank = 0;

@@ -185,7 +185,13 @@ public final class SmiRun {
                 continue;
             }
             verbose("node " + n + ": starting " + Commands.join(cmd));
-            daemons.add(Daemon.start(cmd, name, dir, shm, jobDir.resolve("cmid-" + n + ".log"), 60));
+            Daemon d = Daemon.start(cmd, name, dir, shm, jobDir.resolve("cmid-" + n + ".log"), 60);
+            if (node.kind() == Plan.Kind.REMOTE) {
+                String remoteHost = node.name();
+                d.stopRemotelyWith(Daemon.remoteStopCommand(c -> Commands.remote(remoteHost, Map.of(), cwd, c, ssh, slurm),
+                    dir));
+            }
+            daemons.add(d);
         }
         // The bootstrap segment, on rank 0's node (or this machine's when rank 0 is remote).
         int bootNode = plan.nodes().get(0).kind() == Plan.Kind.REMOTE ? -1 : 0;

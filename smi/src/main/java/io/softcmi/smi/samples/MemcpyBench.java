@@ -14,6 +14,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -24,8 +26,9 @@ import java.util.Set;
  * that an asynchronous copy overlaps with computation (copy alone, compute alone, both), and
  * measures a raw TCP stream between the two processes' hosts in the same run as the baseline.
  * <pre>
- *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.MemcpyBench [MAX]
+ *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.MemcpyBench [MAX] [--png FILE]
  * </pre>
+ * With {@code --png FILE} process 0 also draws the curve ({@link MemcpyCurve}).
  */
 public final class MemcpyBench {
     private MemcpyBench() {
@@ -34,10 +37,14 @@ public final class MemcpyBench {
     /**
      * Runs the benchmark.
      *
-     * @param args {@code [MAX]} largest block in bytes (default 16 MiB)
+     * @param args {@code [MAX] [--png FILE]}: largest block in bytes (default 16 MiB), where to draw the curve
      */
     public static void main(String[] args) {
-        long max = args.length > 0 ? Long.parseLong(args[0]) : 16L << 20;
+        List<String> a = List.of(args);
+        int pngAt = a.indexOf("--png");
+        Path png = pngAt >= 0 && pngAt + 1 < args.length ? Path.of(args[pngAt + 1]) : null;
+        long max = args.length > 0 && !args[0].startsWith("--") ? Long.parseLong(args[0]) : 16L << 20;
+        List<MemcpyCurve.Row> rows = new java.util.ArrayList<>();
         SampleMain.run(args, smi -> {
             Arena arena = Arena.ofAuto();
             int me = smi.procRank();
@@ -62,6 +69,7 @@ public final class MemcpyBench {
                     smi.procSize() > 1 ? "process 1 (node " + smi.procToNode(1) + ")" : "itself");
                 System.out.printf("%10s %14s %14s %14s %14s%n", "bytes", "local sync", "local async", "remote sync",
                     "remote async");
+                rows.clear();
                 for (long size = 8; size <= max; size *= 2) {
                     int reps = (int) Math.max(3, Math.min(2000, (64L << 20) / size));
                     double ls = rate(smi, mine, src, size, reps, false);
@@ -69,10 +77,20 @@ public final class MemcpyBench {
                     double rs = rate(smi, far, src, size, Math.max(3, reps / 8), false);
                     double ra = rate(smi, far, src, size, Math.max(3, reps / 8), true);
                     System.out.printf("%10d %10.1f MiB/s %10.1f MiB/s %10.1f MiB/s %10.1f MiB/s%n", size, ls, la, rs, ra);
+                    rows.add(new MemcpyCurve.Row(size, new double[] {ls, la, rs, ra}));
                 }
                 overlap(smi, far, src, max);
             }
-            stream(smi, max);
+            double raw = stream(smi, max);
+            if (me == 0 && png != null && !rows.isEmpty()) {
+                try {
+                    MemcpyCurve.write(png, "memcpy_bench: " + smi.procSize() + " processes on " + smi.nodeSize() + " node(s)",
+                        rows, raw);
+                    System.out.println("memcpy_bench: curve drawn in " + png);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
             smi.barrier();
             if (far != null) {
                 far.free();
@@ -125,10 +143,14 @@ public final class MemcpyBench {
             sink == 0 ? "" : "");
     }
 
-    /** Raw TCP baseline: process 1 listens on loopback, process 0 streams {@code size} bytes 8 times. */
-    private static void stream(Smi smi, long size) {
+    /**
+     * Raw TCP baseline: process 1 listens on loopback, process 0 streams {@code size} bytes 8 times.
+     *
+     * @return MiB/s at process 0, 0 elsewhere
+     */
+    private static double stream(Smi smi, long size) {
         if (smi.procSize() < 2 || smi.procRank() > 1) {
-            return;
+            return 0;
         }
         byte[] port = new byte[4];
         try {
@@ -163,12 +185,14 @@ public final class MemcpyBench {
                         throw new IOException("no acknowledgement");
                     }
                     double secs = (System.nanoTime() - t0) / 1e9;
-                    System.out.printf("raw TCP stream, loopback, between the two processes: %.1f MiB/s%n",
-                        8.0 * size / secs / (1 << 20));
+                    double rate = 8.0 * size / secs / (1 << 20);
+                    System.out.printf("raw TCP stream, loopback, between the two processes: %.1f MiB/s%n", rate);
+                    return rate;
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return 0;
     }
 }

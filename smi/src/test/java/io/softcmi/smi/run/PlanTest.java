@@ -41,6 +41,14 @@ class PlanTest {
     }
 
     @Test
+    void shouldPutThisMachinesNodesBeforeOtherHostsSoThatRankZeroRunsHere() throws Exception {
+        Plan p = plan("-np", "4", "-nodes", "alpha", "local:z", "beta", "localhost", "Main");
+        assertEquals(List.of("local:z", "localhost", "alpha", "beta"), p.nodes().stream().map(Plan.Node::name).toList());
+        assertEquals(Plan.Kind.PSEUDO, p.nodes().get(p.procNode()[0]).kind());
+        assertEquals(Plan.Kind.REMOTE, p.nodes().get(p.procNode()[3]).kind());
+    }
+
+    @Test
     void shouldSearchMachineFilesInTheManualsOrder() throws Exception {
         Files.createDirectories(tmp.resolve("cwd"));
         Files.createDirectories(tmp.resolve("home"));

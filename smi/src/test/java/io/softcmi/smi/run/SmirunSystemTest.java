@@ -41,6 +41,9 @@ class SmirunSystemTest {
     record Result(int exit, String output, Duration took) {
     }
 
+    /** Environment added to smirun's. */
+    private final java.util.Map<String, String> extraEnv = new java.util.HashMap<>();
+
     private static String[] nodes(int np) {
         List<String> a = new ArrayList<>(List.of("-np", Integer.toString(np), "-nodes"));
         for (int i = 0; i < np; i++) {
@@ -71,6 +74,7 @@ class SmirunSystemTest {
         if (watchdogSeconds != null) {
             pb.environment().put("SMI_WATCHDOG", watchdogSeconds);
         }
+        pb.environment().putAll(extraEnv);
         long t0 = System.nanoTime();
         Process p = pb.start();
         Set<ProcessHandle> seen = new HashSet<>();
@@ -143,6 +147,61 @@ class SmirunSystemTest {
             for (int i = 0; i < np; i++) {
                 assertTrue(r.output().contains("Hello world from process " + i + " of " + np), r.output());
             }
+        }
+    }
+
+    /**
+     * A node on "another host" reached over ssh: the host is 127.0.0.2 (this machine's loopback,
+     * where the daemon listens) and {@code SMI_SSH} names a stand-in for ssh that logs the host and
+     * runs the command here, so the whole remote path runs: the daemon started over ssh, a rank
+     * started over ssh with its environment on the command line, and the daemon stopped over ssh
+     * at the end.
+     */
+    @Test
+    void shouldStartAndStopARemoteNodesDaemonAndRankOverSsh() throws Exception {
+        Path hosts = tmp.resolve("ssh-hosts.log");
+        Path fakeSsh = tmp.resolve("fake-ssh");
+        Files.writeString(fakeSsh, "#!/bin/sh\n"
+            + "echo \"$1\" >> " + hosts + "\n"
+            + "shift\n"
+            + "PATH=" + Path.of(System.getProperty("java.home"), "bin") + ":$PATH exec sh -c \"$*\"\n");
+        Files.setPosixFilePermissions(fakeSsh, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        extraEnv.put("SMI_SSH", fakeSsh.toString());
+        Result r = smirun("-np", "2", "-nodes", "local:a", "127.0.0.2", "io.softcmi.smi.samples.HelloWorld");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("Hello world from process 1 of 2 on node 1 (127.0.0.2)"), r.output());
+        List<String> viaSsh = Files.readAllLines(hosts);
+        // The daemon, the rank, and the daemon's stop: each through ssh to that host.
+        assertEquals(List.of("127.0.0.2", "127.0.0.2", "127.0.0.2"), viaSsh, "ssh calls");
+    }
+
+    @Test
+    void shouldReportTransferWhenACopysRemoteRegionIsGone() throws Exception {
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", TransferFailure.class.getName());
+        assertEquals(0, r.exit(), r.output());
+        for (String call : List.of("memcpy", "memwait", "checkTransfer")) {
+            assertTrue(r.output().contains("transfer: " + call + " gave TRANSFER"), r.output());
+        }
+        assertTrue(r.output().contains("transfer: OK"), r.output());
+    }
+
+    @Test
+    void shouldDrawTheMemcpyCurveAsAPng() throws Exception {
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", "io.softcmi.smi.samples.MemcpyBench", "65536", "--png",
+            "curve.png");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("curve drawn in curve.png"), r.output());
+        java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(tmp.resolve("curve.png").toFile());
+        assertEquals(900, img.getWidth());
+        // Every series drew something: count pixels of each line's colour.
+        for (int rgb : new int[] {0x1f77b4, 0x2ca02c, 0xd62728, 0xff7f0e}) {
+            int n = 0;
+            for (int x = 0; x < img.getWidth(); x++) {
+                for (int y = 0; y < img.getHeight(); y++) {
+                    n += (img.getRGB(x, y) & 0xffffff) == rgb ? 1 : 0;
+                }
+            }
+            assertTrue(n > 50, String.format("colour %06x drawn in %d pixels", rgb, n));
         }
     }
 

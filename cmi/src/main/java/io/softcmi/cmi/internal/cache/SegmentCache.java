@@ -448,6 +448,10 @@ public final class SegmentCache {
 
     /** Builds and sends the diffs of dirty lines; they count as clean from here on. Holds the lock. */
     private List<Flight> send(Collection<Long> idxs) {
+        // Raised before dirtyLines falls: a release on another thread that reads dirtyLines == 0
+        // without the lock then reads a non-zero inFlightCount, takes the lock, and waits for
+        // these flights instead of returning before they are acknowledged.
+        inFlightCount = inFlight.size() + idxs.size();
         DiffBuilder b = new DiffBuilder();
         for (long idx : idxs) {
             Line l = lines[(int) idx];

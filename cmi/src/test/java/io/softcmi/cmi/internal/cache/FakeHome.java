@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A home in memory for cache tests: the segment's bytes and a write log numbered by epoch, as
@@ -20,6 +22,11 @@ final class FakeHome {
     volatile int failWith;
     /** When set, every DIFF fails with this status. */
     volatile int failDiffsWith;
+    /** When set, a DIFF counts {@link #diffEntered} down and waits for this before it is sent. */
+    volatile CountDownLatch sendGate;
+    final CountDownLatch diffEntered = new CountDownLatch(1);
+    /** When set, a DIFF's acknowledgement is withheld until this opens. */
+    volatile CountDownLatch ackGate;
 
     FakeHome(int size) {
         memory = new byte[size];
@@ -28,6 +35,25 @@ final class FakeHome {
     record Done(int status, long value, int received) implements LineTransport.Pending {
         @Override public int await() { return status; }
         @Override public boolean done() { return true; }
+    }
+
+    /** An acknowledgement that comes when its gate opens. */
+    record Held(CountDownLatch gate) implements LineTransport.Pending {
+        @Override public int await() { awaitGate(gate); return 0; }
+        @Override public boolean done() { return gate.getCount() == 0; }
+        @Override public long value() { return 0; }
+        @Override public int received() { return 0; }
+    }
+
+    private static void awaitGate(CountDownLatch gate) {
+        try {
+            if (!gate.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("test gate never opened");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     synchronized void localWrite(long offset, byte value) {
@@ -51,6 +77,11 @@ final class FakeHome {
 
             @Override
             public Pending diff(byte[] runs, int length) {
+                CountDownLatch gate = sendGate;
+                if (gate != null) {
+                    diffEntered.countDown();
+                    awaitGate(gate);
+                }
                 synchronized (FakeHome.this) {
                     diffs++;
                     if (failWith != 0 || failDiffsWith != 0) {
@@ -63,7 +94,8 @@ final class FakeHome {
                         b.get(memory, (int) off, len);
                         log.add(new long[] {++epoch, cacheId, off, off + len});
                     }
-                    return new Done(0, 0, 0);
+                    CountDownLatch ack = ackGate;
+                    return ack == null ? new Done(0, 0, 0) : new Held(ack);
                 }
             }
 

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The line cache against a fake home: misses, diffs, eviction, epochs, acquires, failures. */
@@ -30,6 +33,33 @@ class SegmentCacheTest {
         assertEquals(0, c.load(200, 8));
         assertEquals(1, home.fills);
         assertEquals(1, c.residentLines());
+    }
+
+    @Test
+    void shouldMakeAReleaseWaitForAWriteBackAnotherThreadIsSending() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home, 1, 1 << 20);
+        c.store(8, 8, 77, false);
+        home.sendGate = new CountDownLatch(1);
+        home.ackGate = new CountDownLatch(1);
+        // The background writer takes the dirty line and is still sending it...
+        Thread background = Thread.ofPlatform().start(c::startReleaseAll);
+        assertTrue(home.diffEntered.await(10, TimeUnit.SECONDS));
+        // ...when a wmb on another thread finds nothing dirty: it must still wait for that diff.
+        AtomicReference<List<SegmentCache.Flight>> seen = new AtomicReference<>();
+        Thread wmb = Thread.ofPlatform().start(() -> seen.set(c.startReleaseAll()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (wmb.isAlive() && wmb.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        home.sendGate.countDown();
+        wmb.join(10_000);
+        background.join(10_000);
+        assertEquals(1, seen.get().size(), "the release must include the write-back in flight");
+        assertTrue(!seen.get().getFirst().pending().done(), "not yet acknowledged");
+        home.ackGate.countDown();
+        assertEquals(0, SegmentCache.finish(seen.get()).status());
+        assertEquals(77, home.memory[8]);
     }
 
     @Test
