@@ -207,6 +207,9 @@ public final class SegmentCache {
     /** Copies {@code dst.byteSize()} bytes at {@code off} into {@code dst}. @throws LineFault if a miss failed */
     public void read(long off, MemorySegment dst) {
         long len = dst.byteSize();
+        if (len > lineSize) {
+            prefetch(off >>> shift, (off + len - 1) >>> shift);
+        }
         for (long done = 0; done < len; ) {
             long o = off + done;
             int at = (int) o & (lineSize - 1);
@@ -311,11 +314,74 @@ public final class SegmentCache {
             n++;
         }
         lastMiss = idx + n - 1;
+        return install(startFill(idx, n));
+    }
+
+    /**
+     * A bulk read of lines {@code [first, last]}: every run of absent lines is requested at once
+     * (one {@code FILL} per run of at most {@link #MAX_READ_AHEAD} lines, all sent before any is
+     * awaited), instead of one miss after another with a growing read-ahead. Spans larger than
+     * the cache's capacity are left to the line-by-line misses.
+     */
+    private void prefetch(long first, long last) {
+        boolean absent = false;
+        for (long i = first; i <= last && !absent; i++) {
+            absent = SLOT.getAcquire(lines, (int) i) == null;
+        }
+        if (!absent || last - first + 1 > capacityLines) {
+            return;
+        }
+        lock.lock();
+        try {
+            List<Fill> fills = new ArrayList<>();
+            for (long i = first; i <= last; ) {
+                if (lines[(int) i] != null) {
+                    i++;
+                    continue;
+                }
+                int n = 1;
+                while (n < MAX_READ_AHEAD && i + n <= last && lines[(int) (i + n)] == null) {
+                    n++;
+                }
+                fills.add(startFill(i, n));
+                i += n;
+            }
+            LineFault failed = null;
+            for (Fill f : fills) {
+                try {
+                    install(f);
+                } catch (LineFault e) {
+                    failed = failed == null ? e : failed; // await the rest: their replies are on the connection
+                }
+            }
+            lastMiss = last;
+            readAhead = MAX_READ_AHEAD;
+            if (failed != null) {
+                throw failed;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A fill request in flight: lines {@code [idx, idx + n)}. */
+    private record Fill(long idx, int n, byte[] buf, LineTransport.Pending pending) {
+    }
+
+    /** Sends a fill of {@code n} lines from {@code idx}. Holds the lock. */
+    private Fill startFill(long idx, int n) {
         long start = idx << shift;
         int len = (int) Math.min((long) n * lineSize, size - start);
         byte[] buf = new byte[len];
-        LineTransport.Pending p = transport.fill(start, buf, 0, len);
+        return new Fill(idx, n, buf, transport.fill(start, buf, 0, len));
+    }
+
+    /** Waits for a fill and installs its lines. Holds the lock. @return the first line */
+    private Line install(Fill f) {
+        LineTransport.Pending p = f.pending();
         int status = p.await();
+        int len = f.buf().length;
+        long start = f.idx() << shift;
         stats.misses.increment();
         stats.fills.increment();
         stats.fillBytes.add(len);
@@ -327,13 +393,13 @@ public final class SegmentCache {
         }
         boolean writable = (p.value() & 1) != 0;
         Line first = null;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < f.n(); i++) {
             makeRoom();
             byte[] d = new byte[lineSize];
             int from = i * lineSize;
-            System.arraycopy(buf, from, d, 0, Math.min(lineSize, len - from));
+            System.arraycopy(f.buf(), from, d, 0, Math.min(lineSize, len - from));
             Line l = new Line(d, writable);
-            install(idx + i, l);
+            install(f.idx() + i, l);
             if (first == null) {
                 first = l;
             }

@@ -63,6 +63,25 @@ class SegmentCacheTest {
     }
 
     @Test
+    void shouldFillEveryAbsentLineOfABulkReadInOneRequestPerRun() {
+        FakeHome home = new FakeHome(64 * LINE);
+        for (int i = 0; i < home.memory.length; i++) {
+            home.memory[i] = (byte) (i * 7);
+        }
+        SegmentCache c = cache(home, 1, 1 << 20);
+        assertEquals((byte) (20 * LINE * 7), (byte) c.load(20 * LINE, 1));
+        assertEquals(1, home.fills);
+        byte[] got = new byte[16 * LINE];
+        c.read(12 * LINE + 3, MemorySegment.ofArray(got));
+        for (int i = 0; i < got.length; i++) {
+            assertEquals((byte) ((12 * LINE + 3 + i) * 7), got[i], "byte " + i);
+        }
+        assertEquals(3, home.fills, "lines 12-19 and 21-28 in one request each, line 20 was cached");
+        c.read(12 * LINE, MemorySegment.ofArray(got));
+        assertEquals(3, home.fills, "all hits");
+    }
+
+    @Test
     void shouldReadAheadOnSequentialMisses() {
         FakeHome home = new FakeHome(64 * LINE);
         SegmentCache c = cache(home, 1, 1 << 20);
