@@ -34,14 +34,18 @@ import java.util.function.Consumer;
  *
  * <p>Threads: loads that hit read the line without a lock (the table slot is read with acquire
  * semantics, lines are replaced, never refilled in place); stores, misses, write-backs and
- * invalidations hold the cache's lock. A miss holds it for its round trip, so concurrent misses
- * of one segment are serialized (a limit, see the docs).
+ * invalidations hold the cache's lock. A load's miss sends its fill under the lock and waits
+ * for the reply without it, so concurrent misses of several threads share round trips on the
+ * connection; a bulk read ({@link #read}) or bulk write ({@link #write}) of absent lines waits
+ * under the lock.
  */
 public final class SegmentCache {
     /** Segments with more lines than this are not cached (the table is one array). */
     public static final long MAX_LINES = 1L << 24;
     /** Most lines one miss reads (sequential misses double the read-ahead up to this). */
     public static final int MAX_READ_AHEAD = 32;
+    /** Misses of one access sent without the lock before it fills under the lock (a line evicted or made stale again and again). */
+    private static final int MISS_ATTEMPTS = 3;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -60,6 +64,8 @@ public final class SegmentCache {
     private final LinkedHashSet<Long> order = new LinkedHashSet<>();
     private final TreeSet<Long> dirty = new TreeSet<>();
     private final HashMap<Thread, Set<Long>> threadLines = new HashMap<>();
+    /** Misses in flight by line: another thread missing the same line waits for the same fill. */
+    private final HashMap<Long, Fill> filling = new HashMap<>();
     /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
     private final List<Flight> inFlight = new ArrayList<>();
     private volatile int inFlightCount;
@@ -191,16 +197,22 @@ public final class SegmentCache {
             return;
         }
         long idx = off >>> shift;
-        lock.lock();
-        try {
-            Line l = lines[(int) idx];
-            if (l == null) {
-                l = fillLocked(idx);
+        for (int attempt = 0; ; attempt++) {
+            lock.lock();
+            try {
+                Line l = lines[(int) idx];
+                if (l == null && attempt >= MISS_ATTEMPTS) {
+                    l = fillLocked(idx); // evicted again and again: fill and store under one lock
+                }
+                if (l != null) {
+                    markDirty(idx, l, trackThread);
+                    put(l.data, at, width, bits);
+                    return;
+                }
+            } finally {
+                lock.unlock();
             }
-            markDirty(idx, l, trackThread);
-            put(l.data, at, width, bits);
-        } finally {
-            lock.unlock();
+            miss(idx);
         }
     }
 
@@ -291,14 +303,61 @@ public final class SegmentCache {
 
     // ---- misses and eviction ----
 
+    /**
+     * A miss: sends a fill (or joins one in flight for the line) under the lock, then waits for
+     * the reply without it, so misses of other threads to other lines are sent meanwhile and
+     * share the connection's round trip. A fill that an acquire made stale while it was in
+     * flight is dropped and the miss sent again.
+     */
     private Line miss(long idx) {
-        lock.lock();
-        try {
-            Line l = lines[(int) idx];
-            return l != null ? l : fillLocked(idx);
-        } finally {
-            lock.unlock();
+        for (int attempt = 0; ; attempt++) {
+            Fill f;
+            lock.lock();
+            try {
+                Line l = lines[(int) idx];
+                if (l != null) {
+                    return l;
+                }
+                if (attempt >= MISS_ATTEMPTS) {
+                    return fillLocked(idx); // stale or evicted again and again: fill under the lock
+                }
+                f = filling.get(idx);
+                if (f == null) {
+                    f = startMiss(idx);
+                }
+            } finally {
+                lock.unlock();
+            }
+            f.pending().await();
+            lock.lock();
+            try {
+                Line l = install(f);
+                if (l == null) {
+                    l = lines[(int) idx];
+                }
+                if (l != null) {
+                    return l;
+                }
+            } finally {
+                lock.unlock();
+            }
         }
+    }
+
+    /** Sends the fill of a miss at {@code idx} with its read-ahead, and registers it. Holds the lock. */
+    private Fill startMiss(long idx) {
+        readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, MAX_READ_AHEAD) : 1;
+        long limit = Math.min(Math.min(readAhead, capacityLines), lineCount - idx);
+        int n = 1;
+        while (n < limit && lines[(int) (idx + n)] == null && !filling.containsKey(idx + n)) {
+            n++;
+        }
+        lastMiss = idx + n - 1;
+        Fill f = startFill(idx, n);
+        for (int i = 0; i < n; i++) {
+            filling.put(idx + i, f);
+        }
+        return f;
     }
 
     private int validLength(long idx) {
@@ -314,7 +373,8 @@ public final class SegmentCache {
             n++;
         }
         lastMiss = idx + n - 1;
-        return install(startFill(idx, n));
+        Line l = install(startFill(idx, n));
+        return l != null ? l : lines[(int) idx];
     }
 
     /**
@@ -335,12 +395,13 @@ public final class SegmentCache {
         try {
             List<Fill> fills = new ArrayList<>();
             for (long i = first; i <= last; ) {
-                if (lines[(int) i] != null) {
+                if (lines[(int) i] != null || filling.containsKey(i)) {
                     i++;
                     continue;
                 }
                 int n = 1;
-                while (n < MAX_READ_AHEAD && i + n <= last && lines[(int) (i + n)] == null) {
+                while (n < MAX_READ_AHEAD && i + n <= last && lines[(int) (i + n)] == null
+                        && !filling.containsKey(i + n)) {
                     n++;
                 }
                 fills.add(startFill(i, n));
@@ -364,8 +425,27 @@ public final class SegmentCache {
         }
     }
 
-    /** A fill request in flight: lines {@code [idx, idx + n)}. */
-    private record Fill(long idx, int n, byte[] buf, LineTransport.Pending pending) {
+    /** A fill request in flight: lines {@code [idx, idx + n)}. Its flags are guarded by the lock. */
+    private static final class Fill {
+        final long idx;
+        final int n;
+        final byte[] buf;
+        final LineTransport.Pending pending;
+        /** An acquire reported a write to its lines after the home answered it: never install. */
+        boolean stale;
+        /** Installed (or dropped) already: later waiters find the lines in the table. */
+        boolean settled;
+
+        Fill(long idx, int n, byte[] buf, LineTransport.Pending pending) {
+            this.idx = idx;
+            this.n = n;
+            this.buf = buf;
+            this.pending = pending;
+        }
+
+        LineTransport.Pending pending() {
+            return pending;
+        }
     }
 
     /** Sends a fill of {@code n} lines from {@code idx}. Holds the lock. */
@@ -376,35 +456,68 @@ public final class SegmentCache {
         return new Fill(idx, n, buf, transport.fill(start, buf, 0, len));
     }
 
-    /** Waits for a fill and installs its lines. Holds the lock. @return the first line */
+    /**
+     * Waits for a fill and installs its lines, once: lines already in the table (filled or
+     * written by another path meanwhile) are kept, and a stale fill installs nothing. Holds
+     * the lock.
+     *
+     * @return the line at the fill's first index if this call installed it, else null
+     * @throws LineFault if the home refused the fill
+     */
     private Line install(Fill f) {
         LineTransport.Pending p = f.pending();
         int status = p.await();
-        int len = f.buf().length;
-        long start = f.idx() << shift;
+        if (f.settled) {
+            return null;
+        }
+        f.settled = true;
+        for (int i = 0; i < f.n; i++) {
+            filling.remove(f.idx + i, f);
+        }
+        int len = f.buf.length;
+        long start = f.idx << shift;
         stats.misses.increment();
         stats.fills.increment();
         stats.fillBytes.add(len);
         if (status != 0) {
             throw new LineFault(status, start, false);
         }
-        if (epoch < 0) {
-            epoch = p.value() >>> 1; // nothing was cached before: the fill saw every write up to this epoch
+        if (f.stale) {
+            return null;
         }
+        // The fill saw every write up to its epoch. Fills of several threads may be installed
+        // out of order: keeping the oldest makes the next acquire report enough.
+        long seen = p.value() >>> 1;
+        epoch = epoch < 0 ? seen : Math.min(epoch, seen);
         boolean writable = (p.value() & 1) != 0;
         Line first = null;
-        for (int i = 0; i < f.n(); i++) {
+        for (int i = 0; i < f.n; i++) {
+            if (lines[(int) (f.idx + i)] != null) {
+                continue;
+            }
             makeRoom();
             byte[] d = new byte[lineSize];
             int from = i * lineSize;
-            System.arraycopy(f.buf(), from, d, 0, Math.min(lineSize, len - from));
+            System.arraycopy(f.buf, from, d, 0, Math.min(lineSize, len - from));
             Line l = new Line(d, writable);
-            install(f.idx() + i, l);
-            if (first == null) {
+            install(f.idx + i, l);
+            if (i == 0) {
                 first = l;
             }
         }
         return first;
+    }
+
+    /** Marks the fills in flight over lines {@code [first, last]} stale (all of them when {@code first < 0}). Holds the lock. */
+    private void staleFills(long first, long last) {
+        if (filling.isEmpty()) {
+            return;
+        }
+        for (var e : filling.entrySet()) {
+            if (first < 0 || e.getKey() >= first && e.getKey() <= last) {
+                e.getValue().stale = true;
+            }
+        }
     }
 
     private void install(long idx, Line l) {
@@ -631,6 +744,9 @@ public final class SegmentCache {
         lock.lock();
         try {
             if (resident == 0) {
+                // No baseline to ask from: misses in flight may have been answered before this
+                // acquire's point, so they are sent again.
+                staleFills(-1, -1);
                 return null;
             }
             since = epoch;
@@ -653,6 +769,7 @@ public final class SegmentCache {
             List<Long> victims = new ArrayList<>();
             if (status != 0) {
                 victims.addAll(order);
+                staleFills(-1, -1);
             } else {
                 ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
                 while (bb.remaining() >= 16) {
@@ -663,6 +780,7 @@ public final class SegmentCache {
                     }
                     long first = s >>> shift;
                     long last = (e - 1) >>> shift;
+                    staleFills(first, last);
                     if (last - first + 1 > 2L * resident) {
                         for (long idx : order) {
                             if (idx >= first && idx <= last) {

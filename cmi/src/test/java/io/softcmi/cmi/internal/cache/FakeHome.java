@@ -25,6 +25,8 @@ final class FakeHome {
     /** When set, a DIFF counts {@link #diffEntered} down and waits for this before it is sent. */
     volatile CountDownLatch sendGate;
     final CountDownLatch diffEntered = new CountDownLatch(1);
+    /** When set, a FILL (answered at once) has its reply withheld until this opens. */
+    volatile CountDownLatch fillAckGate;
     /** When set, a DIFF's acknowledgement is withheld until this opens. */
     volatile CountDownLatch ackGate;
 
@@ -42,6 +44,13 @@ final class FakeHome {
         @Override public int await() { awaitGate(gate); return 0; }
         @Override public boolean done() { return gate.getCount() == 0; }
         @Override public long value() { return 0; }
+        @Override public int received() { return 0; }
+    }
+
+    /** A fill answered at the home at once whose reply arrives when its gate opens. */
+    record HeldFill(CountDownLatch gate, long value) implements LineTransport.Pending {
+        @Override public int await() { awaitGate(gate); return 0; }
+        @Override public boolean done() { return gate.getCount() == 0; }
         @Override public int received() { return 0; }
     }
 
@@ -71,7 +80,8 @@ final class FakeHome {
                         return new Done(failWith, 0, 0);
                     }
                     System.arraycopy(memory, (int) offset, dst, dstOffset, length);
-                    return new Done(0, epoch << 1 | 1, 0);
+                    CountDownLatch gate = fillAckGate;
+                    return gate == null ? new Done(0, epoch << 1 | 1, 0) : new HeldFill(gate, epoch << 1 | 1);
                 }
             }
 

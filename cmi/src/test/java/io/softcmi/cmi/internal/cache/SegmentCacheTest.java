@@ -82,6 +82,59 @@ class SegmentCacheTest {
     }
 
     @Test
+    void shouldSendAnotherThreadsMissWhileOneIsInFlight() throws Exception {
+        FakeHome home = new FakeHome(8 * LINE);
+        home.memory[0] = 1;
+        home.memory[5 * LINE] = 5;
+        SegmentCache c = cache(home, 1, 1 << 20);
+        home.fillAckGate = new CountDownLatch(1);
+        AtomicReference<Long> first = new AtomicReference<>();
+        AtomicReference<Long> second = new AtomicReference<>();
+        Thread t1 = Thread.ofPlatform().start(() -> first.set(c.load(0, 1)));
+        Thread t2 = Thread.ofPlatform().start(() -> second.set(c.load(5 * LINE, 1)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (fills(home) < 2 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(2, fills(home), "both misses are on the wire before either reply came");
+        home.fillAckGate.countDown();
+        t1.join(10_000);
+        t2.join(10_000);
+        assertEquals(1L, first.get());
+        assertEquals(5L, second.get());
+    }
+
+    @Test
+    void shouldRefetchAMissThatAnAcquireFoundStaleWhileInFlight() throws Exception {
+        FakeHome home = new FakeHome(8 * LINE);
+        SegmentCache c = cache(home, 1, 1 << 20);
+        assertEquals(0, c.load(3 * LINE, 1), "a resident line gives the cache an epoch");
+        CountDownLatch gate = new CountDownLatch(1);
+        home.fillAckGate = gate;
+        AtomicReference<Long> seen = new AtomicReference<>();
+        Thread reader = Thread.ofPlatform().start(() -> seen.set(c.load(0, 1)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (fills(home) < 2 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        // The home answered the fill with 0; then another node writes 9 there, and an acquire
+        // reports it before the fill's reply is installed.
+        home.localWrite(0, (byte) 9);
+        c.finishAcquire(c.startAcquire());
+        home.fillAckGate = null;
+        gate.countDown();
+        reader.join(10_000);
+        assertEquals(9L, seen.get(), "the stale fill is dropped and the line fetched again");
+        assertEquals(9, c.load(0, 1));
+    }
+
+    private static int fills(FakeHome home) {
+        synchronized (home) {
+            return home.fills;
+        }
+    }
+
+    @Test
     void shouldReadAheadOnSequentialMisses() {
         FakeHome home = new FakeHome(64 * LINE);
         SegmentCache c = cache(home, 1, 1 << 20);
