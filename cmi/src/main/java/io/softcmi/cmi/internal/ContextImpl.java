@@ -30,6 +30,7 @@ import io.softcmi.wire.ControlMessage.Attached;
 import io.softcmi.wire.ControlMessage.LongValue;
 import io.softcmi.wire.ControlMessage.Ok;
 import io.softcmi.wire.ControlMessage.SegmentReply;
+import io.softcmi.wire.MessageType;
 import io.softcmi.wire.SegmentDescriptor;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -89,6 +90,7 @@ final class ContextImpl implements CmiContext {
 
     void start() {
         channel.listen(this::onNotice, this::onConnectionClosed);
+        remoteCache.reportTo(channel::offerOneWay); // figures for cmiadm caches, never waiting for the socket
     }
 
     // ---- thread association ----
@@ -240,6 +242,11 @@ final class ContextImpl implements CmiContext {
             case ControlMessage.FluxNotice f -> fluxChanged(f.segId(), f.ranges());
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
+            case ControlMessage.ErrorReply e when e.message().contains("unknown message type " + MessageType.CACHE_REPORT.id()) -> {
+                // A node older than cache reports refused one (one-way messages' errors carry id 0): stop sending them.
+                remoteCache.reportTo(null);
+                tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "the node does not take cache figures; not sending them");
+            }
             default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
         }
     }
