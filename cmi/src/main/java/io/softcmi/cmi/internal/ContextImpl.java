@@ -30,7 +30,6 @@ import io.softcmi.wire.ControlMessage.Attached;
 import io.softcmi.wire.ControlMessage.LongValue;
 import io.softcmi.wire.ControlMessage.Ok;
 import io.softcmi.wire.ControlMessage.SegmentReply;
-import io.softcmi.wire.MessageType;
 import io.softcmi.wire.SegmentDescriptor;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -242,8 +241,7 @@ final class ContextImpl implements CmiContext {
             case ControlMessage.FluxNotice f -> fluxChanged(f.segId(), f.ranges());
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
-            case ControlMessage.ErrorReply e when e.message().contains("unknown message type " + MessageType.CACHE_REPORT.id()) -> {
-                // A node older than cache reports refused one (one-way messages' errors carry id 0): stop sending them.
+            case ControlMessage.ErrorReply e when CachedImports.refusesCacheReports(e) -> {
                 remoteCache.reportTo(null);
                 tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "the node does not take cache figures; not sending them");
             }
