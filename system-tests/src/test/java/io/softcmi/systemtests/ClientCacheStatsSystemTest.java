@@ -3,11 +3,20 @@ package io.softcmi.systemtests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.softcmi.cmi.Cmi;
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.Frame;
+import io.softcmi.wire.FrameIO;
+import io.softcmi.wire.MessageType;
+import java.net.StandardProtocolFamily;
 import java.net.URI;
+import java.net.UnixDomainSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -26,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (a write-back, a diff), acquires while A's worker holds a writable attach (invalidations), and
  * reads again once A detached (lines that stay). B's table then shows that context with those
  * figures, B's metrics carry the same totals, and when the worker ends its row goes while the
- * counter totals stay.
+ * counter totals stay. A second test speaks the control protocol raw: the node takes a report
+ * without answering, and answers a one-way frame of a type it does not know (what a node older
+ * than {@code CACHE_REPORT} does with one) with an error notice, keeping the connection.
  */
 @Timeout(240)
 class ClientCacheStatsSystemTest {
@@ -184,5 +195,88 @@ class ClientCacheStatsSystemTest {
         List<Map<String, String>> after = rows(bin.ok(CMIADM, envB, "cmiadm", "--json", "caches"));
         assertEquals(1, after.size(), "only the total row: " + after);
         assertEquals("0", after.get(0).get("memory_bytes"), after.toString());
+    }
+
+    /** One control connection spoken raw, one request at a time. */
+    private static final class RawControl implements AutoCloseable {
+        private final SocketChannel ch;
+
+        RawControl(NodeProcess node) throws Exception {
+            ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+            ch.connect(UnixDomainSocketAddress.of(node.directory().resolve("cmid.sock")));
+            assertEquals(1, call(new ControlMessage.Hello(Frame.VERSION, ProcessHandle.current().pid(), "raw-control",
+                Cmi.LIBRARY_VERSION.verno()), 1).correlationId());
+        }
+
+        Frame call(ControlMessage m, long correlationId) throws Exception {
+            FrameIO.write(ch, MessageType.toFrame(m, correlationId));
+            return next();
+        }
+
+        void send(Frame f) throws Exception {
+            FrameIO.write(ch, f);
+        }
+
+        Frame next() throws Exception {
+            Frame f = FrameIO.read(ch);
+            assertTrue(f != null, "the node closed the connection");
+            return f;
+        }
+
+        ControlMessage.Table table(String name, long correlationId) throws Exception {
+            Frame f = call(new ControlMessage.AdminList(name), correlationId);
+            assertEquals(correlationId, f.correlationId(), "no other frame before the reply");
+            return (ControlMessage.Table) MessageType.decode(f);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            ch.close();
+        }
+    }
+
+    private static boolean isKnown(int id) {
+        return Arrays.stream(MessageType.values()).anyMatch(t -> t.id() == id);
+    }
+
+    @Test
+    void aNodeTakesReportsSilentlyAndAnswersAnUnknownOneWayTypeWithoutClosing() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(resources);
+        NodeProcess node = cluster.start("R").get(0);
+        int unknown = MessageType.CACHE_REPORT.id() + 1;
+        while (isKnown(unknown)) {
+            unknown++;
+        }
+        ControlMessage.CacheReport report = new ControlMessage.CacheReport(2, 16, 1, 17 * 1024, 1 << 20, 40, 30,
+            30 * 1024, 5, 6, 700, 8, 9, 10, 11);
+        try (RawControl raw = new RawControl(node)) {
+            raw.send(MessageType.toFrame(report, 0));
+            ControlMessage.Table t = raw.table("caches", 2);
+            assertEquals(2, t.rows().size(), "this session and the total: " + t);
+            List<String> row = t.rows().get(0);
+            assertEquals(Long.toString(ProcessHandle.current().pid()), row.get(1));
+            assertEquals(List.of("2", "16", "1", Long.toString(17 * 1024), Long.toString(1 << 20), "40", "30",
+                Long.toString(30 * 1024), "5", "6", "700", "8", "9", "10", "11"), row.subList(2, row.size()));
+            assertEquals(row.subList(2, row.size()), t.rows().get(1).subList(2, row.size()), "the total of one context");
+
+            raw.send(new Frame(unknown, 0, 0, new byte[8]));
+            Frame error = raw.next();
+            assertEquals(0, error.correlationId(), "an error to a one-way frame comes as a notice");
+            ControlMessage.ErrorReply e = (ControlMessage.ErrorReply) MessageType.decode(error);
+            assertTrue(e.message().endsWith("unknown message type " + unknown), e.message());
+            assertTrue(raw.table("contexts", 3).rows().stream().anyMatch(r -> r.get(3).equals("raw-control")),
+                "the connection still serves");
+        }
+        // The session ended: its figures are forgotten (bounded wait for the node to see the close).
+        try (RawControl raw = new RawControl(node)) {
+            Deadline d = Deadline.in(Duration.ofSeconds(20));
+            ControlMessage.Table t = raw.table("caches", 2);
+            for (long id = 3; t.rows().size() != 1 && !d.expired(); id++) {
+                Thread.sleep(50);
+                t = raw.table("caches", id);
+            }
+            assertEquals(1, t.rows().size(), "only the total: " + t);
+            assertEquals("0", t.rows().get(0).get(7), "no misses of live contexts: " + t);
+        }
     }
 }
