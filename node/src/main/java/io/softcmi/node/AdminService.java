@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * The tables {@code cmiadm} lists: nodes, contexts, segments, exports, imports, tokens,
- * reservations, peers (the failure detector's view), and the remote data path's counters
+ * reservations, peers (the failure detector's view), the client caches' figures the contexts
+ * report ({@code caches}, {@link CacheReports}), and the remote data path's counters
  * ({@code dataplane}). Ids only, never secrets. Called under the engine's lock.
  */
 final class AdminService {
@@ -129,12 +130,13 @@ final class AdminService {
                 yield new ControlMessage.Table(List.of("ADDRESS", "STATE", "LAST-HEARD-MS", "RTT-US", "HEARTBEATS",
                     "IMPORTS-FROM", "EXPORTS-TO", "SINCE"), rows);
             }
+            case "caches" -> state.cacheReports.table(state.sessions.values());
             case "dataplane" -> {
                 state.dataStats.snapshot().forEach((k, v) -> rows.add(List.of(k, str(v))));
                 yield new ControlMessage.Table(List.of("FIGURE", "VALUE"), rows);
             }
             default -> throw NodeException.inval("unknown table '" + table
-                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, peers, dataplane)");
+                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, peers, caches, dataplane)");
         };
     }
 

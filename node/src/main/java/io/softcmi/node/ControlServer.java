@@ -79,6 +79,10 @@ final class ControlServer implements AutoCloseable {
                         engine.notifyLocal(n); // one-way: no reply
                         continue;
                     }
+                    if (request instanceof ControlMessage.CacheReport r) {
+                        session.cacheReport = r; // one-way: the latest figures replace the last
+                        continue;
+                    }
                     if (request instanceof ControlMessage.Goodbye) {
                         session.leftCleanly = true; // one-way: fini, not a death
                         continue;

@@ -136,6 +136,21 @@ public final class NodeEngine {
         }
     }
 
+    /**
+     * The client cache figures of the node's contexts, node totals for the metrics, read under
+     * the lock.
+     *
+     * @return the totals
+     */
+    CacheReports.Totals cacheTotals() {
+        lock.lock();
+        try {
+            return state.cacheReports.totals(state.sessions.values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     NodeState state() {
         return state;
     }
@@ -378,6 +393,7 @@ public final class NodeEngine {
                 return;
             }
             contextEnded(s);
+            state.cacheReports.contextEnded(s);
             state.sessions.remove(s.id);
             for (long attachId : s.attachments.keySet()) {
                 state.coherence.localDetached(attachId);

@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * The node's figures in Prometheus text format: the tables (segments, memory, contexts,
- * exports, imports, tokens) read under the engine's lock, and the remote data path's counters
+ * exports, imports, tokens) and the client cache totals ({@link CacheReports}) read under the
+ * engine's lock, and the remote data path's counters
  * and service-time quantiles ({@link DataPathStats}), read without it.
  */
 final class NodeMetricsText {
@@ -18,6 +19,7 @@ final class NodeMetricsText {
             gauge(b, "softcmi_" + e.getKey(), "Node table: " + e.getKey().replace('_', ' '), e.getValue());
         }
         peers(b, engine);
+        clientCaches(b, engine.cacheTotals());
         DataPathStats d = engine.state().dataStats;
         gauge(b, "softcmi_data_connections", "Open remote data connections", d.connectionsOpen.get());
         counter(b, "softcmi_data_connections_total", "Remote data connections accepted", d.connectionsTotal.sum());
@@ -50,6 +52,19 @@ final class NodeMetricsText {
         line(b, "softcmi_data_service_seconds_count", h.getTotalCount());
         traffic(b, engine, d);
         return b.toString();
+    }
+
+    /** Node totals of the client cache figures the contexts report ({@link CacheReports}). */
+    private static void clientCaches(StringBuilder b, CacheReports.Totals t) {
+        gauge(b, "softcmi_client_cache_contexts", "Contexts of this node that reported cache figures", t.contexts());
+        for (int i = 0; i < CacheReports.FIGURES.size(); i++) {
+            CacheReports.Figure f = CacheReports.FIGURES.get(i);
+            if (f.counter()) {
+                counter(b, f.metric(), f.help() + " (ended contexts included)", t.values()[i]);
+            } else {
+                gauge(b, f.metric(), f.help(), t.values()[i]);
+            }
+        }
     }
 
     /** Peer state: counts by state, and one series per peer (its state, heartbeat age and round trip). */

@@ -31,6 +31,8 @@ final class NodeState {
     final io.softcmi.wire.ClusterTls tls;
     /** Counters of the remote data path (updated by its I/O loops without the lock). */
     final DataPathStats dataStats = new DataPathStats();
+    /** Client cache figures: their names, sums, and the counters of ended contexts ({@code cmiadm caches}, metrics). */
+    final CacheReports cacheReports = new CacheReports();
     /** Who caches which lines of this node's segments (coherent caches; read without the lock). */
     final CoherenceDirectory coherence = new CoherenceDirectory();
     /** Remote stores started and not finished, by writing context (read without the lock). */

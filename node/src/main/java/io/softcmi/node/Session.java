@@ -42,6 +42,11 @@ final class Session {
     long defaultCacheBytes = -1;
     /** Set when the process said {@code fini} before its connection closed (a clean end, not a death). */
     volatile boolean leftCleanly;
+    /**
+     * The context's latest cache figures ({@link ControlMessage.CacheReport}), or null before the
+     * first; written by the connection's thread without the engine lock, read under it.
+     */
+    volatile ControlMessage.CacheReport cacheReport;
     /** Set once the process was given a node ticket (refused everywhere this node knows once the session ends). */
     boolean ticketIssued;
 

@@ -12,7 +12,7 @@ import java.util.Map;
  * a node (ids only, never token secrets) and deletes memory reservations.
  *
  * <pre>
- * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|dataplane
+ * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|caches|dataplane
  * cmiadm [--dir DIR] reservation-delete KEY
  * cmiadm top --metrics HOST:PORT [--by node|peer|segment] [--rows N] [--interval SECONDS] [--count N]   (see {@link CmiTop})
  * </pre>
@@ -23,7 +23,8 @@ import java.util.Map;
 public final class CmiAdm {
     /** The tables a node lists, in the order the usage message gives them. */
     public static final List<String> TABLES =
-        List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations", "peers", "dataplane");
+        List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations", "peers", "caches",
+            "dataplane");
     /** The subcommand that deletes a reservation. */
     public static final String RESERVATION_DELETE = "reservation-delete";
     /** Exit status for a usage error. */
@@ -32,7 +33,7 @@ public final class CmiAdm {
     public static final int EXIT_FAILED = 1;
 
     private static final String USAGE = """
-        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|dataplane
+        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|caches|dataplane
                cmiadm [--dir DIR] reservation-delete KEY
                cmiadm top --metrics HOST:PORT [--by node|peer|segment] [--rows N] [--interval SECONDS] [--count N]
         DIR is the node directory of a running cmid (default: $SOFTCMI_NODE).""";

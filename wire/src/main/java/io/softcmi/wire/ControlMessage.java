@@ -238,6 +238,68 @@ public sealed interface ControlMessage {
         static Notify decode(WireReader r) { return new Notify(r.getLong(), r.getLong(), r.getLong()); }
     }
 
+    /**
+     * A context's cache figures ({@code docs/cache.md} "Counters"): a one-way message
+     * (correlation id 0, no reply) the client library sends its node about once a second while
+     * the figures change, so {@code cmiadm caches} and the metrics can show them. The node keeps
+     * the latest per context and forgets it when the context ends. A node that does not know the
+     * type answers an {@link ErrorReply} with correlation id 0, which the client takes as "stop
+     * reporting". The first five fields are the state now, the other ten are counters since the
+     * context began. Payload, 120 bytes, every field a big-endian 64-bit integer:
+     *
+     * <pre>
+     *   0                   1                   2                   3
+     *  +-------------------------------+-------------------------------+
+     *  |  0 cachedImports              |  8 residentLines              |
+     *  +-------------------------------+-------------------------------+
+     *  | 16 dirtyLines                 | 24 memoryBytes                |
+     *  +-------------------------------+-------------------------------+
+     *  | 32 capacityBytes              | 40 misses                     |
+     *  +-------------------------------+-------------------------------+
+     *  | 48 fills                      | 56 fillBytes                  |
+     *  +-------------------------------+-------------------------------+
+     *  | 64 writeBackLines             | 72 diffs                      |
+     *  +-------------------------------+-------------------------------+
+     *  | 80 diffBytes                  | 88 acquires                   |
+     *  +-------------------------------+-------------------------------+
+     *  | 96 invalidations              |104 evictions                  |
+     *  +-------------------------------+-------------------------------+
+     *  |112 backgroundWriteBacks       |
+     *  +-------------------------------+
+     * </pre>
+     * (each box is one 8-byte field; the number is its offset in the payload)
+     *
+     * @param cachedImports attached imports of the context that are cached
+     * @param residentLines lines the caches hold
+     * @param dirtyLines lines stored to and not yet written back
+     * @param memoryBytes bytes the caches hold (lines and twins)
+     * @param capacityBytes the caches' bounds ({@code CMI_CTL_CACHE_RSEG_SET}), summed
+     * @param misses loads or stores that found their line absent
+     * @param fills fill requests sent to homes
+     * @param fillBytes bytes the fills brought
+     * @param writeBackLines dirty lines written back
+     * @param diffs diff runs sent
+     * @param diffBytes bytes of diffs sent (run headers included)
+     * @param acquires acquires run (barriers and the background refresh)
+     * @param invalidations lines dropped by acquires
+     * @param evictions lines dropped to stay within the capacity
+     * @param backgroundWriteBacks write-backs the background thread started
+     */
+    record CacheReport(long cachedImports, long residentLines, long dirtyLines, long memoryBytes, long capacityBytes,
+            long misses, long fills, long fillBytes, long writeBackLines, long diffs, long diffBytes, long acquires,
+            long invalidations, long evictions, long backgroundWriteBacks) implements ControlMessage {
+        public MessageType type() { return MessageType.CACHE_REPORT; }
+        public void encode(WireWriter w) {
+            w.putLong(cachedImports).putLong(residentLines).putLong(dirtyLines).putLong(memoryBytes).putLong(capacityBytes)
+                .putLong(misses).putLong(fills).putLong(fillBytes).putLong(writeBackLines).putLong(diffs).putLong(diffBytes)
+                .putLong(acquires).putLong(invalidations).putLong(evictions).putLong(backgroundWriteBacks);
+        }
+        static CacheReport decode(WireReader r) {
+            return new CacheReport(r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong(),
+                r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong(), r.getLong());
+        }
+    }
+
     /** Peer authentication, step 1. @param nodeId caller's node id @param nonce caller's challenge */
     record PeerHello(byte[] nodeId, byte[] nonce) implements ControlMessage {
         public MessageType type() { return MessageType.PEER_HELLO; }

@@ -33,6 +33,7 @@ public enum MessageType {
     /** {@link ControlMessage.SegSetToken}. */ SEG_SET_TOKEN(23, ControlMessage.SegSetToken::decode),
     /** {@link ControlMessage.TicketRequest}. */ TICKET(24, ControlMessage.TicketRequest::decode),
     /** {@link ControlMessage.TlsTrustRequest}. */ TLS_TRUST(28, ControlMessage.TlsTrustRequest::decode),
+    /** {@link ControlMessage.CacheReport} (one-way: no reply). */ CACHE_REPORT(29, ControlMessage.CacheReport::decode),
     /** {@link ControlMessage.Notify} (one-way: no reply). */ NOTIFY(25, ControlMessage.Notify::decode),
     /** {@link ControlMessage.PeerHello}. */ PEER_HELLO(40, ControlMessage.PeerHello::decode),
     /** {@link ControlMessage.PeerChallenge}. */ PEER_CHALLENGE(41, ControlMessage.PeerChallenge::decode),

@@ -85,6 +85,8 @@ class ControlMessageTest {
             new ControlMessage.NodeShutdown("SIGTERM"),
             new ControlMessage.TokenNotice(8, new byte[] {1}),
             new ControlMessage.Notify(7, 4088, Long.MIN_VALUE),
+            new ControlMessage.CacheReport(3, 120, 7, 1L << 20, Long.MAX_VALUE, 1001, 999, 999L * 1024, 88, 90, 4096, 12,
+                40, 5, Long.MIN_VALUE),
             new ControlMessage.NotificationNotice(7, 64, -1, id16));
     }
 
@@ -157,6 +159,22 @@ class ControlMessageTest {
             assertNotNull(f);
             assertDeepEquals(m, MessageType.decode(f), m.type().name());
         }
+    }
+
+    @Test
+    void shouldLayOutACacheReportAsFifteenBigEndianLongsInFieldOrder() {
+        ControlMessage.CacheReport m = new ControlMessage.CacheReport(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        Frame f = MessageType.toFrame(m, 0);
+        assertEquals(29, f.type(), "the next free request id after TLS_TRUST (28)");
+        assertEquals(0, f.correlationId(), "one-way");
+        ByteBuffer b = ByteBuffer.wrap(f.payload());
+        assertEquals(120, b.remaining());
+        for (long v = 1; v <= 15; v++) {
+            assertEquals(v, b.getLong(), "field at offset " + (v - 1) * 8);
+        }
+        assertEquals(m, MessageType.decode(f));
+        ControlMessage.CacheReport zero = new ControlMessage.CacheReport(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        assertEquals(zero, MessageType.decode(MessageType.toFrame(zero, 0)));
     }
 
     @Test

@@ -4,6 +4,8 @@ import io.softcmi.cmi.CmiError;
 import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.internal.cache.ContextCache;
 import io.softcmi.cmi.internal.cache.LineFault;
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.MessageType;
 
 /**
  * The barriers' work on a context's cached imports ({@code docs/cache.md}), and the knobs:
@@ -46,6 +48,18 @@ final class CachedImports {
         if (c.active()) {
             c.acquireAll();
         }
+    }
+
+    /**
+     * Whether a notice is a node's refusal of {@link ControlMessage.CacheReport}: a node older
+     * than that message answers the unknown one-way frame with an error of correlation id 0
+     * (notices carry 0, so the error arrives as one), and the context stops sending figures.
+     *
+     * @param e an error that came with correlation id 0
+     * @return whether it names the cache report's type as unknown
+     */
+    static boolean refusesCacheReports(ControlMessage.ErrorReply e) {
+        return e.message().endsWith("unknown message type " + MessageType.CACHE_REPORT.id());
     }
 
     /** @return the {@code CMI_ERR_STORE} a failed synchronous write-back raises */

@@ -89,6 +89,7 @@ final class ContextImpl implements CmiContext {
 
     void start() {
         channel.listen(this::onNotice, this::onConnectionClosed);
+        remoteCache.reportTo(channel::offerOneWay); // figures for cmiadm caches, never waiting for the socket
     }
 
     // ---- thread association ----
@@ -240,6 +241,10 @@ final class ContextImpl implements CmiContext {
             case ControlMessage.FluxNotice f -> fluxChanged(f.segId(), f.ranges());
             case ControlMessage.NodeShutdown s ->
                 tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "CMI node is shutting down: " + s.reason());
+            case ControlMessage.ErrorReply e when CachedImports.refusesCacheReports(e) -> {
+                remoteCache.reportTo(null);
+                tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "the node does not take cache figures; not sending them");
+            }
             default -> tracer.trace(TraceFacility.INI, TraceLevel.WARNING, "unexpected notice " + notice.type());
         }
     }

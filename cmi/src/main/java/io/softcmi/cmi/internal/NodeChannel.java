@@ -40,7 +40,7 @@ public final class NodeChannel implements AutoCloseable {
     private static final long MAX_POLL_NANOS = 50_000;
 
     private final SocketChannel channel;
-    private final Object writeLock = new Object();
+    private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
     private final AtomicLong nextCorrelationId = new AtomicLong();
     private final Map<Long, CompletableFuture<ControlMessage>> pending = new ConcurrentHashMap<>();
     private final Thread reader;
@@ -140,12 +140,35 @@ public final class NodeChannel implements AutoCloseable {
             throw Errors.fail(CmiError.INIT, "connection to the node is closed: " + closedReason);
         }
         Frame frame = MessageType.toFrame(message, 0);
+        writeLock.lock();
         try {
-            synchronized (writeLock) {
-                write(frame);
-            }
+            write(frame);
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Sends a one-way message (correlation id 0) only if no other thread is writing to the node
+     * now, so the caller never waits behind another caller's frame. Used for figures that are
+     * sent again later if this one does not go ({@link ControlMessage.CacheReport}).
+     *
+     * @param message the message
+     * @return whether it was written; false if the connection is busy, closed or failed
+     */
+    public boolean offerOneWay(ControlMessage message) {
+        if (closedReason != null || !writeLock.tryLock()) {
+            return false;
+        }
+        try {
+            write(MessageType.toFrame(message, 0));
+            return true;
+        } catch (IOException e) {
+            return false; // the reader sees the connection end and reports it
+        } finally {
+            writeLock.unlock();
         }
     }
 
@@ -158,8 +181,11 @@ public final class NodeChannel implements AutoCloseable {
         pending.put(id, reply);
         try {
             Frame frame = MessageType.toFrame(request, id);
-            synchronized (writeLock) {
+            writeLock.lock();
+            try {
                 write(frame);
+            } finally {
+                writeLock.unlock();
             }
             pollForReply(reply);
             return reply.get(REPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -4,8 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counters of caches of imported segments (see {@code docs/cache.md}): one set per process,
- * added to by every context's caches, read by benchmarks and tools through {@link #process()}.
+ * Counters of caches of imported segments (see {@code docs/cache.md} "Counters"): one set per
+ * context ({@link ContextCache#stats()}, reported to the node daemon for {@code cmiadm caches}),
+ * each adding also to the set of the whole process ({@link #process()}, read by benchmarks).
  */
 public final class CacheStats {
     private static final CacheStats PROCESS = new CacheStats();
@@ -15,20 +16,64 @@ public final class CacheStats {
         return PROCESS;
     }
 
-    /** Fresh counters (tests use their own; contexts share {@link #process()}). */
+    /** Fresh counters without a parent (tests use their own). */
     public CacheStats() {
+        this(null);
     }
 
-    final LongAdder misses = new LongAdder();
-    final LongAdder fills = new LongAdder();
-    final LongAdder fillBytes = new LongAdder();
-    final LongAdder writeBackLines = new LongAdder();
-    final LongAdder diffs = new LongAdder();
-    final LongAdder diffBytes = new LongAdder();
-    final LongAdder acquires = new LongAdder();
-    final LongAdder invalidations = new LongAdder();
-    final LongAdder evictions = new LongAdder();
-    final LongAdder backgroundWriteBacks = new LongAdder();
+    /**
+     * Fresh counters that also add to {@code parent}.
+     *
+     * @param parent counters every increment also goes to, or null
+     */
+    public CacheStats(CacheStats parent) {
+        misses = new Counter(parent == null ? null : parent.misses);
+        fills = new Counter(parent == null ? null : parent.fills);
+        fillBytes = new Counter(parent == null ? null : parent.fillBytes);
+        writeBackLines = new Counter(parent == null ? null : parent.writeBackLines);
+        diffs = new Counter(parent == null ? null : parent.diffs);
+        diffBytes = new Counter(parent == null ? null : parent.diffBytes);
+        acquires = new Counter(parent == null ? null : parent.acquires);
+        invalidations = new Counter(parent == null ? null : parent.invalidations);
+        evictions = new Counter(parent == null ? null : parent.evictions);
+        backgroundWriteBacks = new Counter(parent == null ? null : parent.backgroundWriteBacks);
+    }
+
+    /** One counter: adds to its own sum and to its parent's. */
+    static final class Counter {
+        private final LongAdder sum = new LongAdder();
+        private final Counter parent;
+
+        Counter(Counter parent) {
+            this.parent = parent;
+        }
+
+        void increment() {
+            add(1);
+        }
+
+        void add(long n) {
+            sum.add(n);
+            if (parent != null) {
+                parent.add(n);
+            }
+        }
+
+        long sum() {
+            return sum.sum();
+        }
+    }
+
+    final Counter misses;
+    final Counter fills;
+    final Counter fillBytes;
+    final Counter writeBackLines;
+    final Counter diffs;
+    final Counter diffBytes;
+    final Counter acquires;
+    final Counter invalidations;
+    final Counter evictions;
+    final Counter backgroundWriteBacks;
 
     /** @return the counters by name, in a fixed order */
     public LinkedHashMap<String, Long> snapshot() {

@@ -1,10 +1,12 @@
 package io.softcmi.cmi.internal.cache;
 
+import io.softcmi.wire.ControlMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /**
  * A context's caches of imported segments, shared by all its threads, and the barriers over
@@ -17,22 +19,40 @@ import java.util.concurrent.locks.LockSupport;
  * event through the segment's callback) and every {@link #REFRESH_PERIOD_MS} it runs an acquire
  * on every cache that holds lines, so even a loop that never calls a barrier sees other nodes'
  * stores within about {@code WRITE_BACK_PERIOD_MS + REFRESH_PERIOD_MS} plus two round trips.
+ * Every {@link #REPORT_PERIOD_MS} it also hands the context's figures ({@link #figures()}) to
+ * the reporter, if they changed since the last report it took (the node daemon shows them in
+ * {@code cmiadm caches}).
  */
 public final class ContextCache implements AutoCloseable {
     /** Background write-back period (ms), property {@code softcmi.cache.writeBackMs}. */
     public static final long WRITE_BACK_PERIOD_MS = Long.getLong("softcmi.cache.writeBackMs", 2);
     /** Background acquire period (ms), property {@code softcmi.cache.refreshMs}. */
     public static final long REFRESH_PERIOD_MS = Long.getLong("softcmi.cache.refreshMs", 10);
+    /** Period (ms) of the figures sent to the node, property {@code softcmi.cache.reportMs}. */
+    public static final long REPORT_PERIOD_MS = Long.getLong("softcmi.cache.reportMs", 1000);
 
     private final long cacheId;
-    private final CacheStats stats = CacheStats.process();
+    private final CacheStats stats = new CacheStats(CacheStats.process());
     private final CopyOnWriteArrayList<SegmentCache> caches = new CopyOnWriteArrayList<>();
     private final String name;
+    /** Whether {@link #add} starts the background thread (tests drive a cache without it). */
+    private final boolean withBackground;
+    private final Object reportLock = new Object();
     private Thread background;
     private volatile boolean closed;
+    /** Takes a report and says whether it went out; null when nobody listens. */
+    private volatile Predicate<ControlMessage.CacheReport> reporter;
+    /** The last report the reporter took. Guarded by {@link #reportLock}. */
+    private ControlMessage.CacheReport lastReport;
 
     /** @param name for the background thread's name */
     public ContextCache(String name) {
+        this(name, true);
+    }
+
+    /** @param name for the background thread's name @param withBackground whether to run the background thread */
+    ContextCache(String name, boolean withBackground) {
+        this.withBackground = withBackground;
         long id;
         do {
             id = ThreadLocalRandom.current().nextLong();
@@ -46,7 +66,7 @@ public final class ContextCache implements AutoCloseable {
         return cacheId;
     }
 
-    /** @return the counters (process-wide) */
+    /** @return this context's counters (they add to {@link CacheStats#process()} too) */
     public CacheStats stats() {
         return stats;
     }
@@ -65,10 +85,55 @@ public final class ContextCache implements AutoCloseable {
         return n;
     }
 
+    /** @return the bound on resident bytes of every cache, summed ({@code CMI_CTL_CACHE_RSEG_SET}) */
+    public long capacityBytes() {
+        long n = 0;
+        for (SegmentCache c : caches) {
+            n += c.capacityBytes();
+        }
+        return n;
+    }
+
+    /**
+     * The context's cache figures now, as the node is told them: state (caches, lines, bytes,
+     * capacity) and this context's counters.
+     *
+     * @return the figures
+     */
+    public ControlMessage.CacheReport figures() {
+        long resident = 0;
+        long dirty = 0;
+        long memory = 0;
+        long capacity = 0;
+        int count = 0;
+        for (SegmentCache c : caches) {
+            count++;
+            resident += c.residentLines();
+            dirty += c.dirtyLines();
+            memory += c.memoryBytes();
+            capacity += c.capacityBytes();
+        }
+        CacheStats s = stats;
+        return new ControlMessage.CacheReport(count, resident, dirty, memory, capacity, s.misses.sum(), s.fills.sum(),
+            s.fillBytes.sum(), s.writeBackLines.sum(), s.diffs.sum(), s.diffBytes.sum(), s.acquires.sum(),
+            s.invalidations.sum(), s.evictions.sum(), s.backgroundWriteBacks.sum());
+    }
+
+    /**
+     * Sets who is told the figures every {@link #REPORT_PERIOD_MS} while they change. It runs on
+     * the background thread, so it must not block: it answers false when it could not send now
+     * (the same figures are offered again next period).
+     *
+     * @param reporter takes a report, or null to stop reporting
+     */
+    public void reportTo(Predicate<ControlMessage.CacheReport> reporter) {
+        this.reporter = reporter;
+    }
+
     /** Registers a new segment cache; starts the background thread with the first. */
     public synchronized void add(SegmentCache c) {
         caches.add(c);
-        if (background == null && !closed) {
+        if (background == null && !closed && withBackground) {
             background = Thread.ofPlatform().daemon().name("softcmi-cache-" + name).start(this::run);
         }
     }
@@ -126,6 +191,7 @@ public final class ContextCache implements AutoCloseable {
 
     private void run() {
         long lastRefresh = System.nanoTime();
+        long lastReportAt = System.nanoTime();
         while (!closed) {
             LockSupport.parkNanos(WRITE_BACK_PERIOD_MS * 1_000_000);
             for (SegmentCache c : caches) {
@@ -150,6 +216,38 @@ public final class ContextCache implements AutoCloseable {
                     // An acquire that fails drops the lines instead; nothing to report.
                 }
             }
+            if (System.nanoTime() - lastReportAt >= REPORT_PERIOD_MS * 1_000_000) {
+                lastReportAt = System.nanoTime();
+                report();
+            }
+        }
+    }
+
+    /**
+     * Offers the figures to the reporter if they changed since it last took them (the background
+     * thread calls this every {@link #REPORT_PERIOD_MS}).
+     *
+     * @return whether a report went out
+     */
+    boolean report() {
+        Predicate<ControlMessage.CacheReport> r = reporter;
+        if (r == null) {
+            return false;
+        }
+        synchronized (reportLock) {
+            ControlMessage.CacheReport now = figures();
+            if (now.equals(lastReport)) {
+                return false;
+            }
+            try {
+                if (r.test(now)) {
+                    lastReport = now;
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                // Figures are advisory: a connection that fails is the context's problem, not the cache's.
+            }
+            return false;
         }
     }
 

@@ -137,6 +137,11 @@ public final class SegmentCache {
         capacityLines = Math.max(1, bytes / lineSize);
     }
 
+    /** @return the bound on resident bytes ({@code CMI_CTL_CACHE_RSEG_SET}, in whole lines) */
+    public long capacityBytes() {
+        return capacityLines * lineSize;
+    }
+
     /** @return the line size */
     public int lineSize() {
         return lineSize;
