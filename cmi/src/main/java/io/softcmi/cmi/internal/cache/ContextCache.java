@@ -76,7 +76,7 @@ public final class ContextCache implements AutoCloseable {
         return !caches.isEmpty();
     }
 
-    /** @return bytes the caches hold (lines and twins) */
+    /** @return bytes the caches hold (lines and write masks) */
     public long memoryBytes() {
         long n = 0;
         for (SegmentCache c : caches) {

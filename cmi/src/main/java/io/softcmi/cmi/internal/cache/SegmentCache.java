@@ -7,7 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,10 +21,10 @@ import java.util.function.Consumer;
 /**
  * The cache of one imported segment in one context ({@code docs/cache.md}): a table of lines of
  * {@code lineSize} bytes, filled from the home on a miss (sequential misses read ahead up to
- * {@link #MAX_READ_AHEAD} lines in one request), written in place by stores, with a twin kept at
- * a line's first store so a write-back sends only the bytes that changed (byte-diff runs: two
- * nodes writing different bytes of one line both survive). At most {@code capacity} lines are
- * resident; eviction (oldest fill first) writes a dirty line back before dropping it.
+ * {@link #MAX_READ_AHEAD} lines in one request), written in place by stores, with a write mask
+ * of the bytes stored so a write-back sends exactly those bytes (runs: two nodes writing
+ * different bytes of one line both survive, and a word stored whole reaches the home whole).
+ * At most {@code capacity} lines are resident; eviction (oldest fill first) writes a dirty line back before dropping it.
  *
  * <p>Release consistency with self-invalidation: a release ({@link #startReleaseAll},
  * {@link #startReleaseThread}, {@link #startReleaseRange}) sends the dirty lines' diffs; an
@@ -77,13 +77,13 @@ public final class SegmentCache {
     private volatile int dirtyLines;
     private volatile int residentLines;
 
-    /** One cached line: its bytes and, once stored to, its twin (or {@link #whole} when written without a fill). */
+    /** One cached line: its bytes and, once stored to, the mask of the bytes stored since its last write-back. */
     static final class Line {
         final byte[] data;
         /** Filled with a token that grants WRITE; stores to other lines go to the home, which refuses them. */
         final boolean writable;
-        byte[] twin;
-        boolean whole;
+        /** Bytes stored since the last write-back; null while the line is clean. */
+        BitSet stored;
 
         Line(byte[] data, boolean writable) {
             this.data = data;
@@ -91,7 +91,7 @@ public final class SegmentCache {
         }
 
         boolean dirty() {
-            return twin != null || whole;
+            return stored != null;
         }
     }
 
@@ -147,9 +147,9 @@ public final class SegmentCache {
         return lineSize;
     }
 
-    /** @return bytes held: resident lines and their twins */
+    /** @return bytes held: resident lines and the write masks of dirty ones */
     public long memoryBytes() {
-        return ((long) residentLines + dirtyLines) * lineSize;
+        return (long) residentLines * lineSize + (long) dirtyLines * (lineSize / 8);
     }
 
     /** @return dirty lines now */
@@ -210,7 +210,7 @@ public final class SegmentCache {
                     l = fillLocked(idx); // evicted again and again: fill and store under one lock
                 }
                 if (l != null) {
-                    markDirty(idx, l, trackThread);
+                    markDirty(idx, l, at, width, trackThread);
                     put(l.data, at, width, bits);
                     return;
                 }
@@ -256,16 +256,13 @@ public final class SegmentCache {
                 int n = (int) Math.min(lineSize - at, len - done);
                 Line l = lines[(int) idx];
                 if (l == null && at == 0 && n == validLength(idx)) {
-                    makeRoom();
+                    makeRoom(); // written whole: no fill needed
                     l = new Line(new byte[lineSize], true);
-                    l.whole = true;
-                    dirty.add(idx);
-                    dirtyLines = dirty.size();
                     install(idx, l);
                 } else if (l == null) {
                     l = fillLocked(idx);
                 }
-                markDirty(idx, l, trackThread);
+                markDirty(idx, l, at, n, trackThread);
                 MemorySegment.copy(src, done, MemorySegment.ofArray(l.data), at, n);
                 done += n;
             }
@@ -274,15 +271,17 @@ public final class SegmentCache {
         }
     }
 
-    private void markDirty(long idx, Line l, boolean trackThread) {
+    /** Records a store of {@code [at, at + n)} in line {@code idx}. Holds the lock. */
+    private void markDirty(long idx, Line l, int at, int n, boolean trackThread) {
         if (!l.writable) {
             throw new LineFault(DataProtocol.STATUS_PERM, idx << shift, false);
         }
         if (!l.dirty()) {
-            l.twin = l.data.clone();
+            l.stored = new BitSet(lineSize);
             dirty.add(idx);
             dirtyLines = dirty.size();
         }
+        l.stored.set(at, at + n);
         if (trackThread) {
             threadLines.computeIfAbsent(Thread.currentThread(), t -> new HashSet<>()).add(idx);
         }
@@ -686,30 +685,15 @@ public final class SegmentCache {
             int valid = validLength(idx);
             long base = idx << shift;
             lineOffsets.add(base);
-            if (l.whole) {
-                addRun(base, l.data, 0, valid);
-            } else {
-                byte[] d = l.data;
-                byte[] t = l.twin;
-                int i = 0;
-                while (i < valid) {
-                    int m = Arrays.mismatch(d, i, valid, t, i, valid);
-                    if (m < 0) {
-                        break;
-                    }
-                    // A run holds only changed bytes: sending an unchanged byte would overwrite what
-                    // another node wrote there (false sharing must keep both nodes' bytes).
-                    int s = i + m;
-                    int e = s + 1;
-                    while (e < valid && d[e] != t[e]) {
-                        e++;
-                    }
-                    addRun(base + s, d, s, e - s);
-                    i = e;
-                }
+            // A run holds only bytes this cache stored: sending any other byte would overwrite
+            // what another node wrote there (false sharing must keep both nodes' bytes).
+            BitSet m = l.stored;
+            for (int s = m.nextSetBit(0); s >= 0 && s < valid; s = m.nextSetBit(s)) {
+                int e = Math.min(m.nextClearBit(s), valid);
+                addRun(base + s, l.data, s, e - s);
+                s = e;
             }
-            l.twin = null;
-            l.whole = false;
+            l.stored = null;
         }
 
         void addRun(long off, byte[] src, int from, int len) {

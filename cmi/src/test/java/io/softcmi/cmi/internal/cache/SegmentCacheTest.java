@@ -135,6 +135,33 @@ class SegmentCacheTest {
     }
 
     @Test
+    void shouldKeepAWordWholeWhenTwoCachesStoreItWithoutSynchronising() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache a = cache(home, 1, 1 << 20);
+        SegmentCache b = cache(home, 2, 1 << 20);
+        assertEquals(0, a.load(0, 8));
+        assertEquals(0, b.load(0, 8));
+        // Each value differs from the filled zero in one byte only: byte diffs against a twin
+        // would leave 0xff000000000000ff at the home, a value nobody stored.
+        a.store(0, 8, 0x00000000000000ffL, false);
+        b.store(0, 8, 0xff00000000000000L, false);
+        assertEquals(0, SegmentCache.finish(a.startReleaseAll()).status());
+        assertEquals(0, SegmentCache.finish(b.startReleaseAll()).status());
+        long word = java.nio.ByteBuffer.wrap(home.memory, 0, 8).order(java.nio.ByteOrder.nativeOrder()).getLong();
+        assertEquals(0xff00000000000000L, word, "the later write-back's whole word");
+    }
+
+    @Test
+    void shouldSendAStoreOfTheValueTheLineAlreadyHeld() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home, 1, 1 << 20);
+        assertEquals(0, c.load(16, 8));
+        c.store(16, 8, 0, false);
+        assertEquals(0, SegmentCache.finish(c.startReleaseAll()).status());
+        assertEquals(1, home.diffs, "a store is a store even when it changes nothing in this cache");
+    }
+
+    @Test
     void shouldReadAheadOnSequentialMisses() {
         FakeHome home = new FakeHome(64 * LINE);
         SegmentCache c = cache(home, 1, 1 << 20);
