@@ -176,6 +176,28 @@ class SmirunSystemTest {
     }
 
     @Test
+    void shouldStartAndStopARemoteNodesDaemonAndRankWithSrunInsideASlurmAllocation() throws Exception {
+        // A stand-in srun first on the PATH: it logs the host it was asked for, checks the
+        // options smirun passes, and runs the command here in the requested directory.
+        Path bin = Files.createDirectories(tmp.resolve("slurm-bin"));
+        Path hosts = tmp.resolve("srun-hosts.log");
+        Files.writeString(bin.resolve("srun"), "#!/bin/sh\n"
+            + "[ \"$1\" = --nodes=1 ] && [ \"$2\" = --ntasks=1 ] || { echo \"srun: unexpected $1 $2\" >&2; exit 9; }\n"
+            + "host=${3#--nodelist=}; dir=${4#--chdir=}\n"
+            + "echo \"$host\" >> " + hosts + "\n"
+            + "shift 4\n"
+            + "cd \"$dir\" && PATH=" + Path.of(System.getProperty("java.home"), "bin") + ":$PATH exec \"$@\"\n");
+        Files.setPosixFilePermissions(bin.resolve("srun"), java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        extraEnv.put("PATH", bin + ":" + System.getenv("PATH"));
+        extraEnv.put("SLURM_JOB_ID", "4242");
+        Result r = smirun("-np", "2", "-nodes", "local:a", "127.0.0.2", "io.softcmi.smi.samples.HelloWorld");
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("Hello world from process 1 of 2 on node 1 (127.0.0.2)"), r.output());
+        // The daemon, the rank, and the daemon's stop: each through srun on that host.
+        assertEquals(List.of("127.0.0.2", "127.0.0.2", "127.0.0.2"), Files.readAllLines(hosts), "srun calls");
+    }
+
+    @Test
     void shouldReportTransferWhenACopysRemoteRegionIsGone() throws Exception {
         Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", TransferFailure.class.getName());
         assertEquals(0, r.exit(), r.output());
