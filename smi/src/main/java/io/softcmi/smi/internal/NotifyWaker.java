@@ -70,16 +70,23 @@ final class NotifyWaker implements Waker {
         }
     }
 
-    /** Counts this process's threads blocked in the inbox (an atm_cas on the own, local segment). */
+    /** Threads of this process blocked in the inbox; SLEEPERS holds a copy. Guarded by this. */
+    private long sleeping;
+
+    /**
+     * Counts this process's threads blocked in the inbox. The own control segment is local
+     * memory: the count is kept in the process and stored into SLEEPERS, then a full fence
+     * orders that store before the waiter's re-check of its word (the waker's side of the
+     * Dekker is its store, fence and remote load of SLEEPERS). No {@code atm_cas}: it would be a
+     * CMI release and acquire, a round trip to every home of the context's cached imports,
+     * twice per sleep.
+     */
     private void sleepers(long delta) {
-        long v = 0;
-        while (true) {
-            long seen = ctx.atmCas(own, Layout.CTRL_SLEEPERS, v, v + delta);
-            if (seen == v) {
-                return;
-            }
-            v = seen;
+        synchronized (this) {
+            sleeping += delta;
+            own.putLong(Layout.CTRL_SLEEPERS, sleeping);
         }
+        VarHandle.fullFence();
     }
 
     @Override
@@ -120,8 +127,8 @@ final class NotifyWaker implements Waker {
             }
             sleepers(1);
             try {
-                // The CAS in sleepers() is a full fence on this (local) word: the re-check below
-                // cannot read the word before SLEEPERS is visible to wakers.
+                // sleepers() ends with a full fence: the re-check below cannot read the word
+                // before SLEEPERS is visible to wakers.
                 boolean ready = false;
                 for (int i = 0; i < count && !ready; i++) {
                     ready = done.test(i, own.getLong(offset + 8L * i));
