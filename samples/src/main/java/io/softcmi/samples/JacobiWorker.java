@@ -1,0 +1,203 @@
+package io.softcmi.samples;
+
+import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.internal.cache.CacheStats;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * One worker process of the Jacobi sample in process mode ({@link JacobiProcesses}, docs/cache.md
+ * "The Jacobi sample"): its own JVM and context on the node named by {@code SOFTCMI_NODE}, owning
+ * rows {@code [rank * N / P, (rank + 1) * N / P)} of both grids in a segment homed on that node.
+ * It reads its neighbours' edge rows (the halo) with one bulk {@code get} per row, from a cached
+ * import when the neighbour is on another node and from the neighbour's segment attached by id
+ * when it is on the same node; between iterations it meets the others at a {@link CasBarrier}
+ * whose counter is homed at worker 0. Segments are found through {@link JacobiRendezvous} files.
+ *
+ * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
+ * last one) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
+ * last iteration goes to {@code DIR/result-RANK.bin} (row-major doubles, native byte order).
+ *
+ * <pre>
+ * SOFTCMI_NODE=NODE_DIR java --enable-native-access=ALL-UNNAMED -cp ... io.softcmi.samples.JacobiWorker DIR RANK P N ITERATIONS
+ * </pre>
+ */
+public final class JacobiWorker {
+    /** System property: the longest wait for another worker, in ms (rendezvous and each barrier round). */
+    public static final String TIMEOUT_PROPERTY = "jacobi.timeoutMs";
+    private final CmiContext context;
+    private final Path dir;
+    private final int rank;
+    private final int workers;
+    private final int n;
+    private final long timeoutMillis;
+    private final Band me;
+    private Band up;
+    private Band down;
+    private CasBarrier barrier;
+
+    private JacobiWorker(CmiContext context, Path dir, int rank, int workers, int n) {
+        this.context = context;
+        this.dir = dir;
+        this.rank = rank;
+        this.workers = workers;
+        this.n = n;
+        this.timeoutMillis = Long.getLong(TIMEOUT_PROPERTY, 120_000);
+        int first = first(rank, workers, n);
+        int last = first(rank + 1, workers, n);
+        CmiMapping[] local = new CmiMapping[1];
+        JacobiRendezvous d = JacobiRendezvous.create(context, segmentSize(last - first, n), false, local);
+        me = new Band(local[0], first, last, n);
+        if (first == 0) { // the fixed top row, in both grids
+            double[] ones = new double[n];
+            Arrays.fill(ones, 1.0);
+            me.write(0, 0, ones);
+            me.write(1, 0, ones);
+        }
+        d.publish(dir, "band-" + rank);
+    }
+
+    /** @return the first row of band {@code rank} */
+    static int first(int rank, int workers, int n) {
+        return (int) ((long) rank * n / workers);
+    }
+
+    private static long segmentSize(int rows, int n) {
+        return Math.max(4096, (2L * rows * n * 8 + 4095) / 4096 * 4096);
+    }
+
+    /** Makes (worker 0) or finds the barrier, and attaches the neighbours' bands. */
+    private void connect() {
+        CmiMapping counter;
+        if (rank == 0) {
+            CmiMapping[] m = new CmiMapping[1];
+            JacobiRendezvous.create(context, 4096, true, m).publish(dir, "barrier");
+            counter = m[0];
+        } else {
+            counter = JacobiRendezvous.await(dir, "barrier", timeoutMillis).attach(context);
+        }
+        barrier = new CasBarrier(context, counter, 0, workers, timeoutMillis);
+        if (rank > 0) {
+            up = new Band(JacobiRendezvous.await(dir, "band-" + (rank - 1), timeoutMillis).attach(context),
+                first(rank - 1, workers, n), me.first, n);
+        }
+        if (rank < workers - 1) {
+            down = new Band(JacobiRendezvous.await(dir, "band-" + (rank + 1), timeoutMillis).attach(context),
+                me.last, first(rank + 2, workers, n), n);
+        }
+    }
+
+    private Band bandOf(int row) {
+        return row < me.first ? up : row >= me.last ? down : me;
+    }
+
+    /** @return seconds from the start barrier to the end of the last iteration's barrier */
+    private double iterate(int iterations) {
+        double[] above = new double[n];
+        double[] here = new double[n];
+        double[] below = new double[n];
+        double[] out = new double[n];
+        barrier.await(); // everyone attached: start together
+        long t0 = System.nanoTime();
+        int lo = Math.max(me.first, 1);
+        int hi = Math.min(me.last, n - 1);
+        for (int it = 0; it < iterations; it++) {
+            int src = it & 1;
+            int dst = src ^ 1;
+            if (lo < hi) {
+                bandOf(lo - 1).read(src, lo - 1, above);
+                me.read(src, lo, here);
+                for (int i = lo; i < hi; i++) {
+                    bandOf(i + 1).read(src, i + 1, below);
+                    JacobiStencil.kernelRow(above, here, below, out);
+                    me.write(dst, i, out);
+                    double[] t = above; // slide the three-row window down: each row is read once
+                    above = here;
+                    here = below;
+                    below = t;
+                }
+            }
+            barrier.await();
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private void writeResult(int grid) throws IOException {
+        int rows = me.last - me.first;
+        ByteBuffer bytes = ByteBuffer.allocate(rows * n * 8).order(ByteOrder.nativeOrder());
+        me.mapping.get(me.offset(grid, me.first), MemorySegment.ofBuffer(bytes));
+        Path tmp = dir.resolve("result-" + rank + ".tmp");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            while (bytes.hasRemaining()) {
+                ch.write(bytes);
+            }
+        }
+        java.nio.file.Files.move(tmp, dir.resolve("result-" + rank + ".bin"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Runs one worker.
+     *
+     * @param args DIR (the rendezvous directory), RANK, P (workers), N, ITERATIONS
+     * @throws IOException if the result cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 5) {
+            throw new IllegalArgumentException("usage: JacobiWorker DIR RANK P N ITERATIONS");
+        }
+        Path dir = Path.of(args[0]);
+        int rank = Integer.parseInt(args[1]);
+        int workers = Integer.parseInt(args[2]);
+        int n = Integer.parseInt(args[3]);
+        int iterations = Integer.parseInt(args[4]);
+        if (n < 3 || workers < 1 || n / workers < 1 || rank < 0 || rank >= workers || iterations < 0) {
+            throw new IllegalArgumentException("need N >= 3, 1 <= P <= N, 0 <= RANK < P, ITERATIONS >= 0");
+        }
+        CmiContext c = Cmi.init(new CmiVersion(1, 1));
+        try {
+            c.enable(true);
+            JacobiWorker w = new JacobiWorker(c, dir, rank, workers, n);
+            w.connect();
+            double seconds = w.iterate(iterations);
+            w.writeResult(iterations & 1);
+            System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
+            // The counters are not part of the CMI API: the benchmark prints them per configuration.
+            System.out.println("CACHE " + CacheStats.process());
+            if (rank == 0) {
+                w.barrier.awaitDepartures(workers - 1); // the others may still poll the counter homed here
+            } else {
+                w.barrier.depart();
+            }
+        } finally {
+            c.fini();
+        }
+        System.out.println("DONE");
+    }
+
+    /** Rows {@code [first, last)} of both grids in one segment (grid 0's rows, then grid 1's). */
+    private record Band(CmiMapping mapping, int first, int last, int n) {
+        long offset(int grid, int row) {
+            return ((long) grid * (last - first) + (row - first)) * n * 8;
+        }
+
+        /** Reads global row {@code row} of {@code grid} with one bulk get. */
+        void read(int grid, int row, double[] dst) {
+            mapping.get(offset(grid, row), MemorySegment.ofArray(dst));
+        }
+
+        void write(int grid, int row, double[] src) {
+            mapping.put(offset(grid, row), MemorySegment.ofArray(src));
+        }
+    }
+}
