@@ -75,8 +75,10 @@ public final class JacobiProcesses {
      * @param mismatches cells that differ from the sequential result (0 when bit-for-bit equal)
      * @param maxDiff the largest difference from the sequential result
      * @param cacheCounters each worker's cache counters ({@code CacheStats}), in rank order
+     * @param phases each worker's time reading neighbours' rows, at the barrier and computing, in rank order
      */
-    public record Outcome(Layout layout, double seconds, long mismatches, double maxDiff, List<String> cacheCounters) {
+    public record Outcome(Layout layout, double seconds, long mismatches, double maxDiff, List<String> cacheCounters,
+            List<String> phases) {
     }
 
     /**
@@ -122,11 +124,13 @@ public final class JacobiProcesses {
             }
             double seconds = 0;
             List<String> counters = new ArrayList<>();
+            List<String> phases = new ArrayList<>();
             long deadline = System.nanoTime() + RUN_TIMEOUT_MS * 1_000_000;
             for (ChildJvm w : workers) {
                 List<String> out = w.awaitExit(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 seconds = Math.max(seconds, Double.parseDouble(field(out, "TIME ", w)));
                 counters.add(field(out, "CACHE ", w));
+                phases.add(field(out, "PHASES ", w));
             }
             long mismatches = 0;
             double maxDiff = 0;
@@ -149,7 +153,7 @@ public final class JacobiProcesses {
                     }
                 }
             }
-            return new Outcome(layout, seconds, mismatches, maxDiff, List.copyOf(counters));
+            return new Outcome(layout, seconds, mismatches, maxDiff, List.copyOf(counters), List.copyOf(phases));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -202,8 +206,8 @@ public final class JacobiProcesses {
         }
         for (Outcome o : outcomes) {
             for (int r = 0; r < o.cacheCounters().size(); r++) {
-                out.printf(Locale.ROOT, "cache counters, %s, worker %d: %s%n", o.layout().description(), r,
-                    o.cacheCounters().get(r));
+                out.printf(Locale.ROOT, "%s, worker %d: %s%n  cache counters %s%n", o.layout().description(), r,
+                    o.phases().get(r), o.cacheCounters().get(r));
             }
         }
         return outcomes;

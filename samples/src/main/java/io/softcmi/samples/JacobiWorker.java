@@ -25,7 +25,8 @@ import java.util.Locale;
  * whose counter is homed at worker 0. Segments are found through {@link JacobiRendezvous} files.
  *
  * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
- * last one) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
+ * last one), {@code PHASES ...} (how much of it went to reading neighbours' rows and to waiting
+ * at the barrier) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
  * last iteration goes to {@code DIR/result-RANK.bin} (row-major doubles, native byte order).
  *
  * <pre>
@@ -45,6 +46,9 @@ public final class JacobiWorker {
     private Band up;
     private Band down;
     private CasBarrier barrier;
+    /** Time spent reading neighbours' rows and waiting at the barrier, during the iterations. */
+    private long haloNanos;
+    private long barrierNanos;
 
     private JacobiWorker(CmiContext context, Path dir, int rank, int workers, int n) {
         this.context = context;
@@ -115,10 +119,10 @@ public final class JacobiWorker {
             int src = it & 1;
             int dst = src ^ 1;
             if (lo < hi) {
-                bandOf(lo - 1).read(src, lo - 1, above);
+                read(src, lo - 1, above);
                 me.read(src, lo, here);
                 for (int i = lo; i < hi; i++) {
-                    bandOf(i + 1).read(src, i + 1, below);
+                    read(src, i + 1, below);
                     JacobiStencil.kernelRow(above, here, below, out);
                     me.write(dst, i, out);
                     double[] t = above; // slide the three-row window down: each row is read once
@@ -127,9 +131,23 @@ public final class JacobiWorker {
                     below = t;
                 }
             }
+            long b = System.nanoTime();
             barrier.await();
+            barrierNanos += System.nanoTime() - b;
         }
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** Reads a row of this band, or times the read of a neighbour's edge row. */
+    private void read(int grid, int row, double[] dst) {
+        Band b = bandOf(row);
+        if (b == me) {
+            me.read(grid, row, dst);
+            return;
+        }
+        long t = System.nanoTime();
+        b.read(grid, row, dst);
+        haloNanos += System.nanoTime() - t;
     }
 
     private void writeResult(int grid) throws IOException {
@@ -172,6 +190,8 @@ public final class JacobiWorker {
             double seconds = w.iterate(iterations);
             w.writeResult(iterations & 1);
             System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
+            System.out.printf(Locale.ROOT, "PHASES halo reads %.3f s, barrier %.3f s, computing and own rows %.3f s%n",
+                w.haloNanos / 1e9, w.barrierNanos / 1e9, seconds - (w.haloNanos + w.barrierNanos) / 1e9);
             // The counters are not part of the CMI API: the benchmark prints them per configuration.
             System.out.println("CACHE " + CacheStats.process());
             if (rank == 0) {
