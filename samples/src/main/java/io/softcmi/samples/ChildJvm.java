@@ -35,8 +35,8 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * Starts {@code java --enable-native-access=ALL-UNNAMED [-Dsoftcmi.*] [jvmOptions] -cp CLASSPATH mainAndArgs}
-     * (every {@code softcmi.*} system property of this JVM is passed on).
+     * Starts {@code java --enable-native-access=ALL-UNNAMED [-Dsoftcmi.*] [-Djacobi.*] [jvmOptions] -cp CLASSPATH mainAndArgs}
+     * (every {@code softcmi.*} and {@code jacobi.*} system property of this JVM is passed on).
      *
      * @param name a name for messages
      * @param env extra environment variables
@@ -50,8 +50,9 @@ final class ChildJvm implements AutoCloseable {
             throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED"));
-        // The launcher's softcmi.* settings (polling, cache line size, ...) hold for its children too.
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("softcmi.")).sorted()
+        // The launcher's softcmi.* settings (polling, cache line size, ...) and jacobi.* ones hold for its children too.
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("softcmi.") || k.startsWith("jacobi."))
+            .sorted()
             .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));

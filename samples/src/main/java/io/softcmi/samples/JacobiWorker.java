@@ -36,6 +36,8 @@ import java.util.Locale;
 public final class JacobiWorker {
     /** System property: the longest wait for another worker, in ms (rendezvous and each barrier round). */
     public static final String TIMEOUT_PROPERTY = "jacobi.timeoutMs";
+    /** System property: {@code false} reads the halo in the computing thread, never in a {@link HaloPrefetch} thread. */
+    public static final String PREFETCH_PROPERTY = "jacobi.prefetch";
     private final CmiContext context;
     private final Path dir;
     private final int rank;
@@ -130,6 +132,7 @@ public final class JacobiWorker {
      */
     private double iterate(int iterations) {
         boolean remote = (up != null && up.imported) || (down != null && down.imported);
+        remote &= Boolean.parseBoolean(System.getProperty(PREFETCH_PROPERTY, "true"));
         try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
             barrier.await(); // everyone attached: start together
             long t0 = System.nanoTime();
