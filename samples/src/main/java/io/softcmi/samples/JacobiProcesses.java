@@ -93,8 +93,15 @@ public final class JacobiProcesses {
      */
     public static Outcome run(int n, int iterations, Layout layout, double[][] expected) {
         Path dir = null;
-        List<ChildJvm> children = new ArrayList<>();
+        List<ChildJvm> children = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Path> shm = new ArrayList<>();
+        // If this JVM is stopped (a test's fork killed, Ctrl-C), its daemons and workers go with it.
+        Thread hook = new Thread(() -> {
+            synchronized (children) {
+                children.forEach(ChildJvm::close);
+            }
+        }, "jacobi-children");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
             dir = Files.createTempDirectory("softcmi-jacobi-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -157,8 +164,15 @@ public final class JacobiProcesses {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
-            for (int i = children.size() - 1; i >= 0; i--) { // workers first, then the daemons
-                children.get(i).close();
+            synchronized (children) {
+                for (int i = children.size() - 1; i >= 0; i--) { // workers first, then the daemons
+                    children.get(i).close();
+                }
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // already shutting down: the hook stops the children
             }
             delete(dir);
             shm.forEach(JacobiProcesses::delete);

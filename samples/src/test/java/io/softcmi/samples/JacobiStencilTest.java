@@ -52,6 +52,16 @@ class JacobiStencilTest {
         assertEquals(before, children(), "every child process has ended");
     }
 
+    @Test
+    @Timeout(120)
+    void shouldReportCellsThatDifferFromTheExpectedGrid() {
+        int n = 64;
+        double[][] oneIterationShort = JacobiStencil.sequential(n, 19);
+        JacobiProcesses.Outcome o = JacobiProcesses.run(n, 20, JacobiProcesses.Layout.ONE_PROCESS, oneIterationShort);
+        assertTrue(o.mismatches() > 0, "the comparison sees a grid one iteration off: " + o);
+        assertTrue(o.maxDiff() > 0, o.toString());
+    }
+
     private static long misses(String counters) {
         Matcher m = Pattern.compile("misses=(\\d+)").matcher(counters);
         assertTrue(m.find(), counters);
