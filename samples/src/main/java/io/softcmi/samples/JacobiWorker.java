@@ -10,7 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Locale;
@@ -220,7 +222,7 @@ public final class JacobiWorker {
 
     private void writeResult(int grid) throws IOException {
         int rows = me.last - me.first;
-        ByteBuffer bytes = ByteBuffer.allocate(rows * n * 8).order(ByteOrder.nativeOrder());
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact((long) rows * n * 8)).order(ByteOrder.nativeOrder());
         me.mapping.get(me.offset(grid, me.first), MemorySegment.ofBuffer(bytes));
         Path tmp = dir.resolve("result-" + rank + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -229,7 +231,7 @@ public final class JacobiWorker {
                 ch.write(bytes);
             }
         }
-        java.nio.file.Files.move(tmp, dir.resolve("result-" + rank + ".bin"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, dir.resolve("result-" + rank + ".bin"), StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**
