@@ -92,6 +92,22 @@ public final class JacobiProcesses {
      * @throws UncheckedIOException if a process cannot be started or fails (the message quotes its output and log)
      */
     public static Outcome run(int n, int iterations, Layout layout, double[][] expected) {
+        return run(n, iterations, layout, expected, List.of());
+    }
+
+    /**
+     * Runs the stencil with the workers of {@code layout} in their own processes, with extra JVM
+     * options for the workers (for example {@code -Djacobi.prefetch=true}).
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @param layout daemons and workers
+     * @param expected the sequential result ({@link JacobiStencil#sequential(int, int)})
+     * @param workerOptions JVM options of the worker processes
+     * @return times, the comparison and the counters
+     * @throws UncheckedIOException if a process cannot be started or fails (the message quotes its output and log)
+     */
+    public static Outcome run(int n, int iterations, Layout layout, double[][] expected, List<String> workerOptions) {
         Path dir = null;
         List<ChildJvm> children = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Path> shm = new ArrayList<>();
@@ -124,7 +140,7 @@ public final class JacobiProcesses {
             for (int r = 0; r < layout.workers(); r++) {
                 ChildJvm w = ChildJvm.start("worker " + r,
                     Map.of("SOFTCMI_NODE", dir.resolve("node" + (r % layout.daemons())).toString()),
-                    List.of(), dir.resolve("worker" + r + ".log"), JacobiWorker.class.getName(), dir.toString(),
+                    workerOptions, dir.resolve("worker" + r + ".log"), JacobiWorker.class.getName(), dir.toString(),
                     Integer.toString(r), Integer.toString(layout.workers()), Integer.toString(n), Integer.toString(iterations));
                 children.add(w);
                 workers.add(w);

@@ -38,7 +38,12 @@ import java.util.Locale;
 public final class JacobiWorker {
     /** System property: the longest wait for another worker, in ms (rendezvous and each barrier round). */
     public static final String TIMEOUT_PROPERTY = "jacobi.timeoutMs";
-    /** System property: {@code false} reads the halo in the computing thread, never in a {@link HaloPrefetch} thread. */
+    /**
+     * System property: {@code true} reads the halo in a {@link HaloPrefetch} thread while the
+     * interior is computed, when a neighbour is imported; by default the computing thread reads it
+     * (on a machine with as few cores as workers, the second thread's waits took the time they hid
+     * from the computation).
+     */
     public static final String PREFETCH_PROPERTY = "jacobi.prefetch";
     private final CmiContext context;
     private final Path dir;
@@ -125,16 +130,16 @@ public final class JacobiWorker {
 
     /**
      * Runs the iterations. Each one reads the halo rows (row {@code first - 1} of the band above,
-     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown}: in the
-     * {@link HaloPrefetch} thread while this one computes the rows that do not need them when a
-     * neighbour is imported from another node, here otherwise; then it computes the band's edge
-     * rows, and meets the others at the barrier.
+     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown} (with
+     * {@link #PREFETCH_PROPERTY}, when a neighbour is imported from another node, in the
+     * {@link HaloPrefetch} thread while this one computes the rows that do not need them), then
+     * computes the band's edge rows, and meets the others at the barrier.
      *
      * @return seconds from the start barrier to the end of the last iteration's barrier
      */
     private double iterate(int iterations) {
         boolean remote = (up != null && up.imported) || (down != null && down.imported);
-        remote &= Boolean.parseBoolean(System.getProperty(PREFETCH_PROPERTY, "true"));
+        remote &= Boolean.getBoolean(PREFETCH_PROPERTY);
         try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
             barrier.await(); // everyone attached: start together
             long t0 = System.nanoTime();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -50,6 +51,20 @@ class JacobiStencilTest {
             assertEquals(0, misses(c), "on one node the neighbour's band is attached directly, not cached: " + c);
         }
         assertEquals(before, children(), "every child process has ended");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldMatchTheSequentialRunOnTwoDaemonsWithTheHaloReadInASecondThread() {
+        int n = 64;
+        int iterations = 20;
+        JacobiProcesses.Outcome o = JacobiProcesses.run(n, iterations, JacobiProcesses.Layout.TWO_DAEMONS,
+            JacobiStencil.sequential(n, iterations), List.of("-D" + JacobiWorker.PREFETCH_PROPERTY + "=true"));
+        System.out.println(o);
+        assertEquals(0, o.mismatches(), "cells differing from the sequential run, halo prefetched");
+        for (String c : o.cacheCounters()) {
+            assertTrue(misses(c) >= iterations, "each worker misses on its neighbour's halo every iteration: " + c);
+        }
     }
 
     @Test
