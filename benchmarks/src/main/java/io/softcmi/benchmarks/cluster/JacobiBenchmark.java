@@ -12,9 +12,12 @@ import java.util.List;
  * band directly), and 2 processes on 2 daemons (each reads the other's edge row through a cached
  * import). For each it prints the slowest worker's time for the iterations (start barrier to
  * last barrier; process start, rendezvous and the result check are not counted), its ratio to
- * the sequential time, whether the result equals the sequential one bit for bit, and each
- * worker's cache counters ({@code CacheStats}: misses, fills, write-backs, diffs, acquires,
- * invalidations).
+ * the sequential time, whether the result equals the sequential one bit for bit, and for each
+ * worker its time reading the halo and at the barrier, and its cache counters
+ * ({@code CacheStats}: misses, fills, write-backs, diffs, acquires, invalidations). The
+ * benchmark's {@code softcmi.*} and {@code jacobi.*} system properties are passed on to the
+ * daemons and workers (for example {@code -Dsoftcmi.cache.lineSize=16384} or
+ * {@code -Djacobi.prefetch=true}).
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
