@@ -119,6 +119,16 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** @return whether the child has ended with a status other than 0 */
+    boolean failed() {
+        return !process.isAlive() && process.exitValue() != 0;
+    }
+
+    /** @return whether the child still runs */
+    boolean alive() {
+        return process.isAlive();
+    }
+
     /** @return the child's name, output so far and the end of its standard error */
     String describe() {
         String err;

@@ -148,9 +148,9 @@ public final class JacobiProcesses {
             double seconds = 0;
             List<String> counters = new ArrayList<>();
             List<String> phases = new ArrayList<>();
-            long deadline = System.nanoTime() + RUN_TIMEOUT_MS * 1_000_000;
+            awaitWorkers(workers, children);
             for (ChildJvm w : workers) {
-                List<String> out = w.awaitExit(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                List<String> out = w.awaitExit(10_000);
                 seconds = Math.max(seconds, Double.parseDouble(field(out, "TIME ", w)));
                 counters.add(field(out, "CACHE ", w));
                 phases.add(field(out, "PHASES ", w));
@@ -192,6 +192,31 @@ public final class JacobiProcesses {
             }
             delete(dir);
             shm.forEach(JacobiProcesses::delete);
+        }
+    }
+
+    /**
+     * Waits (at most {@link #RUN_TIMEOUT_MS}) until every worker has ended; the first that fails
+     * ends the wait, so the error quoted is the first cause, not a partner's barrier timeout. A
+     * daemon that ends meanwhile fails the run too.
+     */
+    private static void awaitWorkers(List<ChildJvm> workers, List<ChildJvm> children) throws IOException {
+        long deadline = System.nanoTime() + RUN_TIMEOUT_MS * 1_000_000;
+        while (workers.stream().anyMatch(ChildJvm::alive)) {
+            for (ChildJvm c : children) {
+                if (c.failed() || (!workers.contains(c) && !c.alive())) {
+                    throw new IOException("a process of the run ended early; " + c.describe());
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("the workers did not end in " + RUN_TIMEOUT_MS + " ms");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
         }
     }
 
