@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -109,7 +110,7 @@ public final class JacobiProcesses {
      */
     public static Outcome run(int n, int iterations, Layout layout, double[][] expected, List<String> workerOptions) {
         Path dir = null;
-        List<ChildJvm> children = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<ChildJvm> children = Collections.synchronizedList(new ArrayList<>());
         List<Path> shm = new ArrayList<>();
         // If this JVM is stopped (a test's fork killed, Ctrl-C), its daemons and workers go with it.
         Thread hook = new Thread(() -> {
