@@ -251,11 +251,7 @@ public final class JacobiStencil {
                     row(src, i - 1, above);
                     row(src, i, here);
                     row(src, i + 1, below);
-                    out[0] = here[0];
-                    out[n - 1] = here[n - 1];
-                    for (int j = 1; j < n - 1; j++) {
-                        out[j] = 0.25 * (above[j] + below[j] + here[j - 1] + here[j + 1]);
-                    }
+                    kernelRow(above, here, below, out);
                     local.put(at(dst, i), MemorySegment.ofArray(out));
                 }
                 barrier(c, (long) workers * (it + 1));
@@ -286,8 +282,14 @@ public final class JacobiStencil {
         }
     }
 
-    /** The same kernel on Java arrays. @return the grid after {@code iterations} */
-    static double[][] sequential(int n, int iterations) {
+    /**
+     * The same kernel on Java arrays, in one thread.
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @return the grid after {@code iterations}
+     */
+    public static double[][] sequential(int n, int iterations) {
         double[][] a = new double[n][n];
         double[][] b = new double[n][n];
         java.util.Arrays.fill(a[0], 1.0);
@@ -296,14 +298,28 @@ public final class JacobiStencil {
             double[][] src = (it & 1) == 0 ? a : b;
             double[][] dst = (it & 1) == 0 ? b : a;
             for (int i = 1; i < n - 1; i++) {
-                dst[i][0] = src[i][0];
-                dst[i][n - 1] = src[i][n - 1];
-                for (int j = 1; j < n - 1; j++) {
-                    dst[i][j] = 0.25 * (src[i - 1][j] + src[i + 1][j] + src[i][j - 1] + src[i][j + 1]);
-                }
+                kernelRow(src[i - 1], src[i], src[i + 1], dst[i]);
             }
         }
         return (iterations & 1) == 0 ? a : b;
+    }
+
+    /**
+     * The kernel, for one row: each inner cell becomes the mean of its four neighbours; the first
+     * and last cells (the fixed boundary) are copied.
+     *
+     * @param above the row above, in the source grid
+     * @param here the row, in the source grid
+     * @param below the row below, in the source grid
+     * @param out the row in the destination grid
+     */
+    static void kernelRow(double[] above, double[] here, double[] below, double[] out) {
+        int n = here.length;
+        out[0] = here[0];
+        out[n - 1] = here[n - 1];
+        for (int j = 1; j < n - 1; j++) {
+            out[j] = 0.25 * (above[j] + below[j] + here[j - 1] + here[j + 1]);
+        }
     }
 
     /**

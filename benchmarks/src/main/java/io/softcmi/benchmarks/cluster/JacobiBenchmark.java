@@ -1,0 +1,60 @@
+package io.softcmi.benchmarks.cluster;
+
+import io.softcmi.samples.JacobiProcesses;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Jacobi stencil as a whole-cluster benchmark (issue 7, docs/cache.md "The Jacobi sample"):
+ * in one run, the sequential Java kernel, then the sample's worker processes
+ * ({@code io.softcmi.samples.JacobiWorker}, one JVM and context each, on real {@code cmid}
+ * daemons on loopback) as 1 process on 1 node, 2 processes on 1 node (each attaches the other's
+ * band directly), and 2 processes on 2 daemons (each reads the other's edge row through a cached
+ * import). For each it prints the slowest worker's time for the iterations (start barrier to
+ * last barrier; process start, rendezvous and the result check are not counted), its ratio to
+ * the sequential time, whether the result equals the sequential one bit for bit, and for each
+ * worker its time reading the halo and at the barrier, and its cache counters
+ * ({@code CacheStats}: misses, fills, write-backs, diffs, acquires, invalidations). The
+ * benchmark's {@code softcmi.*} and {@code jacobi.*} system properties are passed on to the
+ * daemons and workers (for example {@code -Dsoftcmi.cache.lineSize=16384} or
+ * {@code -Djacobi.prefetch=true}).
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
+ *      io.softcmi.benchmarks.cluster.JacobiBenchmark [N] [ITERATIONS] [LAYOUT...]
+ * </pre>
+ * N defaults to 2048, ITERATIONS to 100, the layouts ({@code ONE_PROCESS},
+ * {@code TWO_PROCESSES_ONE_NODE}, {@code TWO_DAEMONS}) to all three.
+ */
+public final class JacobiBenchmark {
+    private JacobiBenchmark() {
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args N, ITERATIONS, then optionally layouts
+     * @throws IllegalStateException if a distributed result differs from the sequential one
+     */
+    public static void main(String[] args) {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 2048;
+        int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        List<JacobiProcesses.Layout> layouts = new ArrayList<>();
+        for (int i = 2; i < args.length; i++) {
+            layouts.add(JacobiProcesses.Layout.valueOf(args[i]));
+        }
+        if (layouts.isEmpty()) {
+            layouts.addAll(List.of(JacobiProcesses.Layout.values()));
+        }
+        System.out.printf("%d cores, load average %s%n", Runtime.getRuntime().availableProcessors(), loadAverage());
+        List<JacobiProcesses.Outcome> outcomes = JacobiProcesses.compare(n, iterations, layouts, System.out);
+        if (outcomes.stream().anyMatch(o -> o.mismatches() != 0)) {
+            throw new IllegalStateException("a distributed result differs from the sequential one");
+        }
+    }
+
+    private static String loadAverage() {
+        double l = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return l < 0 ? "unknown" : String.format(java.util.Locale.ROOT, "%.2f", l);
+    }
+}

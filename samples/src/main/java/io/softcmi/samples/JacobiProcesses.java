@@ -1,0 +1,285 @@
+package io.softcmi.samples;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The Jacobi sample in process mode (docs/cache.md "The Jacobi sample"): real {@code cmid}
+ * daemons and one JVM per worker ({@link JacobiWorker}), each with its own context, in one of
+ * three {@linkplain Layout layouts}. The launcher starts the daemons, the workers (rendezvous
+ * through files in a private temporary directory), waits for them (bounded), compares their
+ * bands bit for bit with a given sequential result, and stops and deletes everything it made.
+ */
+public final class JacobiProcesses {
+    /** The longest a run may take, in ms (property {@code jacobi.runTimeoutMs}). */
+    static final long RUN_TIMEOUT_MS = Long.getLong("jacobi.runTimeoutMs", 600_000);
+    private static final long START_TIMEOUT_MS = 60_000;
+
+    private JacobiProcesses() {
+    }
+
+    /** Where the workers run. */
+    public enum Layout {
+        /** One worker process on one daemon: every access is local. */
+        ONE_PROCESS(1, 1, "1 process on 1 node"),
+        /** Two worker processes on one daemon: each attaches the other's band by id (shared memory, no cache). */
+        TWO_PROCESSES_ONE_NODE(1, 2, "2 processes on 1 node"),
+        /** Two worker processes on two daemons: each reads the other's edge row through a cached import. */
+        TWO_DAEMONS(2, 2, "2 processes on 2 daemons");
+
+        private final int daemons;
+        private final int workers;
+        private final String description;
+
+        Layout(int daemons, int workers, String description) {
+            this.daemons = daemons;
+            this.workers = workers;
+            this.description = description;
+        }
+
+        /** @return the number of {@code cmid} daemons */
+        public int daemons() {
+            return daemons;
+        }
+
+        /** @return the number of worker processes (worker {@code r} runs on daemon {@code r % daemons}) */
+        public int workers() {
+            return workers;
+        }
+
+        /** @return a short description */
+        public String description() {
+            return description;
+        }
+    }
+
+    /**
+     * What a run gave.
+     *
+     * @param layout where the workers ran
+     * @param seconds the slowest worker's time for the iterations (start barrier to last barrier)
+     * @param mismatches cells that differ from the sequential result (0 when bit-for-bit equal)
+     * @param maxDiff the largest difference from the sequential result
+     * @param cacheCounters each worker's cache counters ({@code CacheStats}), in rank order
+     * @param phases each worker's time reading neighbours' rows, at the barrier and computing, in rank order
+     */
+    public record Outcome(Layout layout, double seconds, long mismatches, double maxDiff, List<String> cacheCounters,
+            List<String> phases) {
+    }
+
+    /**
+     * Runs the stencil with the workers of {@code layout} in their own processes.
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @param layout daemons and workers
+     * @param expected the sequential result ({@link JacobiStencil#sequential(int, int)})
+     * @return times, the comparison and the counters
+     * @throws UncheckedIOException if a process cannot be started or fails (the message quotes its output and log)
+     */
+    public static Outcome run(int n, int iterations, Layout layout, double[][] expected) {
+        return run(n, iterations, layout, expected, List.of());
+    }
+
+    /**
+     * Runs the stencil with the workers of {@code layout} in their own processes, with extra JVM
+     * options for the workers (for example {@code -Djacobi.prefetch=true}).
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @param layout daemons and workers
+     * @param expected the sequential result ({@link JacobiStencil#sequential(int, int)})
+     * @param workerOptions JVM options of the worker processes
+     * @return times, the comparison and the counters
+     * @throws UncheckedIOException if a process cannot be started or fails (the message quotes its output and log)
+     */
+    public static Outcome run(int n, int iterations, Layout layout, double[][] expected, List<String> workerOptions) {
+        Path dir = null;
+        List<ChildJvm> children = Collections.synchronizedList(new ArrayList<>());
+        List<Path> shm = new ArrayList<>();
+        // If this JVM is stopped (a test's fork killed, Ctrl-C), its daemons and workers go with it.
+        Thread hook = new Thread(() -> {
+            synchronized (children) {
+                children.forEach(ChildJvm::close);
+            }
+        }, "jacobi-children");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            dir = Files.createTempDirectory("softcmi-jacobi-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path key = dir.resolve("cluster.key");
+            byte[] k = new byte[32];
+            new SecureRandom().nextBytes(k);
+            Files.write(key, k);
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            String tag = ProcessHandle.current().pid() + "-" + dir.getFileName().toString().substring("softcmi-jacobi-".length());
+            for (int d = 0; d < layout.daemons(); d++) {
+                Path s = Path.of("/dev/shm", "softcmi-jacobi-" + tag + "-" + d);
+                shm.add(s);
+                ChildJvm cmid = ChildJvm.start("cmid " + d, Map.of(), List.of(), dir.resolve("cmid" + d + ".log"),
+                    "io.softcmi.node.Cmid", "--dir", dir.resolve("node" + d).toString(), "--listen", "127.0.0.1:0",
+                    "--cluster-key", key.toString(), "--name", "jacobi" + d, "--shm-dir", s.toString());
+                children.add(cmid);
+                cmid.awaitLine(l -> l.startsWith("cmid:"), START_TIMEOUT_MS);
+            }
+            List<ChildJvm> workers = new ArrayList<>();
+            for (int r = 0; r < layout.workers(); r++) {
+                ChildJvm w = ChildJvm.start("worker " + r,
+                    Map.of("SOFTCMI_NODE", dir.resolve("node" + (r % layout.daemons())).toString()),
+                    workerOptions, dir.resolve("worker" + r + ".log"), JacobiWorker.class.getName(), dir.toString(),
+                    Integer.toString(r), Integer.toString(layout.workers()), Integer.toString(n), Integer.toString(iterations));
+                children.add(w);
+                workers.add(w);
+            }
+            double seconds = 0;
+            List<String> counters = new ArrayList<>();
+            List<String> phases = new ArrayList<>();
+            awaitWorkers(workers, children);
+            for (ChildJvm w : workers) {
+                List<String> out = w.awaitExit(10_000);
+                seconds = Math.max(seconds, Double.parseDouble(field(out, "TIME ", w)));
+                counters.add(field(out, "CACHE ", w));
+                phases.add(field(out, "PHASES ", w));
+            }
+            long mismatches = 0;
+            double maxDiff = 0;
+            for (int r = 0; r < layout.workers(); r++) {
+                int first = JacobiWorker.first(r, layout.workers(), n);
+                int last = JacobiWorker.first(r + 1, layout.workers(), n);
+                DoubleBuffer band = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("result-" + r + ".bin")))
+                    .order(ByteOrder.nativeOrder()).asDoubleBuffer();
+                if (band.remaining() != (long) (last - first) * n) {
+                    throw new IllegalStateException("worker " + r + " wrote " + band.remaining() + " cells, not "
+                        + (long) (last - first) * n);
+                }
+                for (int i = first; i < last; i++) {
+                    for (int j = 0; j < n; j++) {
+                        double v = band.get();
+                        if (Double.doubleToRawLongBits(v) != Double.doubleToRawLongBits(expected[i][j])) {
+                            mismatches++;
+                            maxDiff = Math.max(maxDiff, Math.abs(v - expected[i][j]));
+                        }
+                    }
+                }
+            }
+            return new Outcome(layout, seconds, mismatches, maxDiff, List.copyOf(counters), List.copyOf(phases));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            synchronized (children) {
+                for (int i = children.size() - 1; i >= 0; i--) { // workers first, then the daemons
+                    children.get(i).close();
+                }
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // already shutting down: the hook stops the children
+            }
+            delete(dir);
+            shm.forEach(JacobiProcesses::delete);
+        }
+    }
+
+    /**
+     * Waits (at most {@link #RUN_TIMEOUT_MS}) until every worker has ended; the first that fails
+     * ends the wait, so the error quoted is the first cause, not a partner's barrier timeout. A
+     * daemon that ends meanwhile fails the run too.
+     */
+    private static void awaitWorkers(List<ChildJvm> workers, List<ChildJvm> children) throws IOException {
+        long deadline = System.nanoTime() + RUN_TIMEOUT_MS * 1_000_000;
+        while (workers.stream().anyMatch(ChildJvm::alive)) {
+            for (ChildJvm c : children) {
+                if (c.failed() || (!workers.contains(c) && !c.alive())) {
+                    throw new IOException("a process of the run ended early; " + c.describe());
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("the workers did not end in " + RUN_TIMEOUT_MS + " ms");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
+    }
+
+    private static String field(List<String> out, String prefix, ChildJvm w) {
+        return out.stream().filter(l -> l.startsWith(prefix)).findFirst().map(l -> l.substring(prefix.length()))
+            .orElseThrow(() -> new IllegalStateException("no " + prefix.trim() + " line; " + w.describe()));
+    }
+
+    private static void delete(Path p) {
+        if (p == null || !Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(p)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: a daemon may still be removing its own files
+        }
+    }
+
+    /**
+     * Runs the sequential kernel and then each layout, and prints times, ratios and counters.
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @param layouts the layouts to run
+     * @param out where to print
+     * @return the outcomes, in order
+     */
+    public static List<Outcome> compare(int n, int iterations, List<Layout> layouts, PrintStream out) {
+        long t0 = System.nanoTime();
+        double[][] expected = JacobiStencil.sequential(n, iterations);
+        double sequential = (System.nanoTime() - t0) / 1e9;
+        out.printf(Locale.ROOT, "jacobi N=%d, %d iterations%n", n, iterations);
+        out.printf(Locale.ROOT, "%-26s %9s %8s  %s%n", "configuration", "time s", "ratio", "result");
+        out.printf(Locale.ROOT, "%-26s %9.3f %8.2f  %s%n", "sequential Java", sequential, 1.0, "reference");
+        List<Outcome> outcomes = new ArrayList<>();
+        for (Layout l : layouts) {
+            Outcome o = run(n, iterations, l, expected);
+            outcomes.add(o);
+            out.printf(Locale.ROOT, "%-26s %9.3f %8.2f  %s%n", l.description(), o.seconds(), o.seconds() / sequential,
+                o.mismatches() == 0 ? "exact" : o.mismatches() + " cells differ, max " + o.maxDiff());
+        }
+        for (Outcome o : outcomes) {
+            for (int r = 0; r < o.cacheCounters().size(); r++) {
+                out.printf(Locale.ROOT, "%s, worker %d: %s%n  cache counters %s%n", o.layout().description(), r,
+                    o.phases().get(r), o.cacheCounters().get(r));
+            }
+        }
+        return outcomes;
+    }
+
+    /**
+     * Runs the three layouts against the sequential kernel.
+     *
+     * @param args N and iterations (defaults 2048 and 100)
+     */
+    public static void main(String[] args) {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 2048;
+        int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        List<Outcome> outcomes = compare(n, iterations, List.of(Layout.values()), System.out);
+        if (outcomes.stream().anyMatch(o -> o.mismatches() != 0)) {
+            throw new IllegalStateException("a distributed result differs from the sequential one");
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package io.softcmi.samples;
+
+import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.internal.cache.CacheStats;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * One worker process of the Jacobi sample in process mode ({@link JacobiProcesses}, docs/cache.md
+ * "The Jacobi sample"): its own JVM and context on the node named by {@code SOFTCMI_NODE}, owning
+ * rows {@code [rank * N / P, (rank + 1) * N / P)} of both grids in a segment homed on that node.
+ * It reads its neighbours' edge rows (the halo) with one bulk {@code get} per row, from a cached
+ * import when the neighbour is on another node and from the neighbour's segment attached by id
+ * when it is on the same node; between iterations it meets the others at a {@link CasBarrier}
+ * whose counter is homed at worker 0. Segments are found through {@link JacobiRendezvous} files.
+ *
+ * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
+ * last one), {@code PHASES ...} (how much of it went to reading neighbours' rows and to waiting
+ * at the barrier) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
+ * last iteration goes to {@code DIR/result-RANK.bin} (row-major doubles, native byte order).
+ *
+ * <pre>
+ * SOFTCMI_NODE=NODE_DIR java --enable-native-access=ALL-UNNAMED -cp ... io.softcmi.samples.JacobiWorker DIR RANK P N ITERATIONS
+ * </pre>
+ */
+public final class JacobiWorker {
+    /** System property: the longest wait for another worker, in ms (rendezvous and each barrier round). */
+    public static final String TIMEOUT_PROPERTY = "jacobi.timeoutMs";
+    /**
+     * System property: {@code true} reads the halo in a {@link HaloPrefetch} thread while the
+     * interior is computed, when a neighbour is imported; by default the computing thread reads it
+     * (on a machine with as few cores as workers, the second thread's waits took the time they hid
+     * from the computation).
+     */
+    public static final String PREFETCH_PROPERTY = "jacobi.prefetch";
+    private final CmiContext context;
+    private final Path dir;
+    private final int rank;
+    private final int workers;
+    private final int n;
+    private final long timeoutMillis;
+    private final Band me;
+    private Band up;
+    private Band down;
+    private CasBarrier barrier;
+    /** The three-row window of the source grid (rotated as it slides) and the computed row. */
+    private double[] above;
+    private double[] here;
+    private double[] below;
+    private final double[] out;
+    private final double[] haloUp;
+    private final double[] haloDown;
+    /** Time spent reading the halo rows (in whichever thread), waiting for them in this thread, at the barrier. */
+    private volatile long haloReadNanos;
+    private long haloNanos;
+    private long barrierNanos;
+
+    private JacobiWorker(CmiContext context, Path dir, int rank, int workers, int n) {
+        this.context = context;
+        this.dir = dir;
+        this.rank = rank;
+        this.workers = workers;
+        this.n = n;
+        this.timeoutMillis = Long.getLong(TIMEOUT_PROPERTY, 120_000);
+        above = new double[n];
+        here = new double[n];
+        below = new double[n];
+        out = new double[n];
+        haloUp = new double[n];
+        haloDown = new double[n];
+        int first = first(rank, workers, n);
+        int last = first(rank + 1, workers, n);
+        CmiMapping[] local = new CmiMapping[1];
+        JacobiRendezvous d = JacobiRendezvous.create(context, segmentSize(last - first, n), false, local);
+        me = new Band(local[0], first, last, n, false);
+        if (first == 0) { // the fixed top row, in both grids
+            double[] ones = new double[n];
+            Arrays.fill(ones, 1.0);
+            me.write(0, 0, ones);
+            me.write(1, 0, ones);
+        }
+        d.publish(dir, "band-" + rank);
+    }
+
+    /** @return the first row of band {@code rank} */
+    static int first(int rank, int workers, int n) {
+        return (int) ((long) rank * n / workers);
+    }
+
+    private static long segmentSize(int rows, int n) {
+        return Math.max(4096, (2L * rows * n * 8 + 4095) / 4096 * 4096);
+    }
+
+    /** Makes (worker 0) or finds the barrier, and attaches the neighbours' bands. */
+    private void connect() {
+        CmiMapping counter;
+        if (rank == 0) {
+            CmiMapping[] m = new CmiMapping[1];
+            JacobiRendezvous.create(context, 4096, true, m).publish(dir, "barrier");
+            counter = m[0];
+        } else {
+            counter = JacobiRendezvous.await(dir, "barrier", timeoutMillis).attach(context);
+        }
+        barrier = new CasBarrier(context, counter, 0, workers, timeoutMillis);
+        if (rank > 0) {
+            up = neighbour(JacobiRendezvous.await(dir, "band-" + (rank - 1), timeoutMillis), first(rank - 1, workers, n),
+                me.first);
+        }
+        if (rank < workers - 1) {
+            down = neighbour(JacobiRendezvous.await(dir, "band-" + (rank + 1), timeoutMillis), me.last,
+                first(rank + 2, workers, n));
+        }
+    }
+
+    private Band neighbour(JacobiRendezvous d, int first, int last) {
+        return new Band(d.attach(context), first, last, n, !d.isLocal(context));
+    }
+
+    /**
+     * Runs the iterations. Each one reads the halo rows (row {@code first - 1} of the band above,
+     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown} (with
+     * {@link #PREFETCH_PROPERTY}, when a neighbour is imported from another node, in the
+     * {@link HaloPrefetch} thread while this one computes the rows that do not need them), then
+     * computes the band's edge rows, and meets the others at the barrier.
+     *
+     * @return seconds from the start barrier to the end of the last iteration's barrier
+     */
+    private double iterate(int iterations) {
+        boolean remote = (up != null && up.imported) || (down != null && down.imported);
+        remote &= Boolean.getBoolean(PREFETCH_PROPERTY);
+        try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
+            barrier.await(); // everyone attached: start together
+            long t0 = System.nanoTime();
+            int lo = Math.max(me.first, 1);
+            int hi = Math.min(me.last, n - 1);
+            // Rows [a, b) need no halo; the edge rows first (after a band above) and last - 1 (before a band below) do.
+            int a = up != null ? lo + 1 : lo;
+            int b = down != null ? hi - 1 : hi;
+            for (int it = 0; it < iterations; it++) {
+                int src = it & 1;
+                int dst = src ^ 1;
+                if (prefetch != null) {
+                    prefetch.start(() -> readHalo(src));
+                } else {
+                    long t = System.nanoTime();
+                    readHalo(src);
+                    haloNanos += System.nanoTime() - t;
+                }
+                if (a < b) {
+                    interior(src, dst, a, b);
+                }
+                if (prefetch != null) {
+                    long t = System.nanoTime();
+                    prefetch.await();
+                    haloNanos += System.nanoTime() - t;
+                }
+                if (up != null && me.first >= lo && me.first < hi) {
+                    edge(src, dst, me.first);
+                }
+                if (down != null && me.last - 1 >= lo && me.last - 1 < hi && (up == null || me.last - 1 != me.first)) {
+                    edge(src, dst, me.last - 1);
+                }
+                long t = System.nanoTime();
+                barrier.await();
+                barrierNanos += System.nanoTime() - t;
+            }
+            return (System.nanoTime() - t0) / 1e9;
+        }
+    }
+
+    /** Computes rows {@code [a, b)}, whose neighbours are all in this band, sliding a three-row window: each row is read once. */
+    private void interior(int src, int dst, int a, int b) {
+        me.read(src, a - 1, above);
+        me.read(src, a, here);
+        for (int i = a; i < b; i++) {
+            me.read(src, i + 1, below);
+            JacobiStencil.kernelRow(above, here, below, out);
+            me.write(dst, i, out);
+            double[] t = above;
+            above = here;
+            here = below;
+            below = t;
+        }
+    }
+
+    /** Computes row {@code i}, next to a neighbour's band (its halo row has been read). */
+    private void edge(int src, int dst, int i) {
+        JacobiStencil.kernelRow(row(src, i - 1, above), row(src, i, here), row(src, i + 1, below), out);
+        me.write(dst, i, out);
+    }
+
+    /** @return global row {@code row} of grid {@code src}: a halo row already read, or one of this band read into {@code into} */
+    private double[] row(int src, int row, double[] into) {
+        if (row < me.first) {
+            return haloUp;
+        }
+        if (row >= me.last) {
+            return haloDown;
+        }
+        me.read(src, row, into);
+        return into;
+    }
+
+    /** Reads the neighbours' edge rows of grid {@code src}, one bulk {@code get} each. */
+    private void readHalo(int src) {
+        long t = System.nanoTime();
+        if (up != null) {
+            up.read(src, me.first - 1, haloUp);
+        }
+        if (down != null) {
+            down.read(src, me.last, haloDown);
+        }
+        haloReadNanos += System.nanoTime() - t;
+    }
+
+    private void writeResult(int grid) throws IOException {
+        int rows = me.last - me.first;
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact((long) rows * n * 8)).order(ByteOrder.nativeOrder());
+        me.mapping.get(me.offset(grid, me.first), MemorySegment.ofBuffer(bytes));
+        Path tmp = dir.resolve("result-" + rank + ".tmp");
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            while (bytes.hasRemaining()) {
+                ch.write(bytes);
+            }
+        }
+        Files.move(tmp, dir.resolve("result-" + rank + ".bin"), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Runs one worker.
+     *
+     * @param args DIR (the rendezvous directory), RANK, P (workers), N, ITERATIONS
+     * @throws IOException if the result cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 5) {
+            throw new IllegalArgumentException("usage: JacobiWorker DIR RANK P N ITERATIONS");
+        }
+        Path dir = Path.of(args[0]);
+        int rank = Integer.parseInt(args[1]);
+        int workers = Integer.parseInt(args[2]);
+        int n = Integer.parseInt(args[3]);
+        int iterations = Integer.parseInt(args[4]);
+        if (n < 3 || workers < 1 || n / workers < 1 || rank < 0 || rank >= workers || iterations < 0) {
+            throw new IllegalArgumentException("need N >= 3, 1 <= P <= N, 0 <= RANK < P, ITERATIONS >= 0");
+        }
+        CmiContext c = Cmi.init(new CmiVersion(1, 1));
+        try {
+            c.enable(true);
+            JacobiWorker w = new JacobiWorker(c, dir, rank, workers, n);
+            w.connect();
+            double seconds = w.iterate(iterations);
+            w.writeResult(iterations & 1);
+            System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
+            System.out.printf(Locale.ROOT, "PHASES halo reads %.3f s (%.3f s not overlapped), barrier %.3f s,"
+                + " computing and own rows %.3f s%n", w.haloReadNanos / 1e9, w.haloNanos / 1e9, w.barrierNanos / 1e9,
+                seconds - (w.haloNanos + w.barrierNanos) / 1e9);
+            // The counters are not part of the CMI API: the benchmark prints them per configuration.
+            System.out.println("CACHE " + CacheStats.process());
+            if (rank == 0) {
+                w.barrier.awaitDepartures(workers - 1); // the others may still poll the counter homed here
+            } else {
+                w.barrier.depart();
+            }
+        } finally {
+            c.fini();
+        }
+        System.out.println("DONE");
+    }
+
+    /**
+     * Rows {@code [first, last)} of both grids in one segment (grid 0's rows, then grid 1's).
+     *
+     * @param imported whether the mapping is a (cached) import of another node's segment
+     */
+    private record Band(CmiMapping mapping, int first, int last, int n, boolean imported) {
+        long offset(int grid, int row) {
+            return ((long) grid * (last - first) + (row - first)) * n * 8;
+        }
+
+        /** Reads global row {@code row} of {@code grid} with one bulk get. */
+        void read(int grid, int row, double[] dst) {
+            mapping.get(offset(grid, row), MemorySegment.ofArray(dst));
+        }
+
+        void write(int grid, int row, double[] src) {
+            mapping.put(offset(grid, row), MemorySegment.ofArray(src));
+        }
+    }
+}
