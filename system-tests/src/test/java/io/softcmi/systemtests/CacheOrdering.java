@@ -22,10 +22,12 @@ final class CacheOrdering {
     static final long CORR_NEIGHBOUR = 64;
     /** CoRR: the readers' done counter, at this offset of the third (control) segment. */
     static final long CORR_STOP = 0;
-    /** IRIW: x at 0 of the first segment, y at 0 of the second. */
-    static final long IRIW_WORD = 0;
-    /** IRIW: the per-trial barrier counter, in the first segment (another line than x). */
-    static final long IRIW_BARRIER = 2048;
+    /** IRIW: trials per batch (one barrier per batch); each trial has its own x and y. */
+    static final int IRIW_BATCH = 100;
+    /** IRIW: bytes of the x and y segments. */
+    static final long IRIW_SIZE = 256 * 1024;
+    /** IRIW: the per-batch barrier counter, in the x segment after the words. */
+    static final long IRIW_BARRIER = IRIW_SIZE - 1024;
     /** IRIW: writers and readers. */
     static final int IRIW_PARTIES = 4;
     private static final long LIMIT_NANOS = TimeUnit.SECONDS.toNanos(90);
@@ -159,60 +161,87 @@ final class CacheOrdering {
             + ownErrors + (first.isEmpty() ? "" : " " + first);
     }
 
+    /** @return the offset of trial {@code t}'s word (x in the first segment, y in the second): one line every other line, so no miss reads ahead */
+    static long iriwWord(int t) {
+        return t * 2048L;
+    }
+
     /**
-     * IRIW writer {@code role} (0 writes x, 1 writes y): in trial {@code t} it meets the other
-     * three parties at the barrier, then stores {@code t} and releases (wmb).
+     * IRIW writer {@code role} (0 writes x, 1 writes y). Trials come in batches of
+     * {@link #IRIW_BATCH}, each trial with its own x and y ({@link #iriwWord}). Batch {@code n}
+     * starts at a barrier of the four parties; then the writer stores {@code n} to its word of
+     * every trial of the batch, each followed by wmb, forwards in even batches and backwards in
+     * odd ones (so the readers, always forwards, meet the writers at different points).
      *
      * @return {@code DONE trials}
      */
     static String iriwWrite(CmiContext ctx, CmiMapping x, CmiMapping y, int role, int trials) {
         long deadline = System.nanoTime() + LIMIT_NANOS;
         CmiMapping target = role == 0 ? x : y;
-        for (int t = 1; t <= trials; t++) {
-            arrive(ctx, x, IRIW_BARRIER);
-            if (!await(ctx, x, IRIW_BARRIER, (long) IRIW_PARTIES * t, deadline)) {
-                return "TIMEOUT " + t;
+        int batches = trials / IRIW_BATCH;
+        for (int n = 1; n <= batches; n++) {
+            if (!meet(ctx, x, n, deadline)) {
+                return "TIMEOUT " + n;
             }
-            target.putLong(IRIW_WORD, LitmusWord.encode(role, t));
-            ctx.wmb();
+            for (int i = 0; i < IRIW_BATCH; i++) {
+                int t = n % 2 == 0 ? i : IRIW_BATCH - 1 - i;
+                target.putLong(iriwWord(t), LitmusWord.encode(iriwLocation(role, t), n));
+                ctx.wmb();
+            }
         }
-        return "DONE " + trials;
+        return "DONE " + batches * IRIW_BATCH;
     }
 
     /**
-     * IRIW reader {@code role}: in trial {@code t}, after the barrier, role 0 reads x, mb, y and
-     * role 1 reads y, mb, x. A read is "new" when it returns {@code t}.
+     * IRIW reader {@code role}: after batch {@code n}'s barrier, for each trial of the batch,
+     * role 0 reads x, mb, y and role 1 reads y, mb, x. A read is "new" when it returns
+     * {@code n}; it must return at least {@code n - 1} (the writers released batch
+     * {@code n - 1} before the barrier, which the reader acquired).
      *
      * @return {@code IRIW trials hexFirstReadNew hexSecondReadNew errors [first]}; errors are
-     *         values that are malformed or from a trial not yet begun
+     *         values malformed, from a batch not begun, or older than the last batch
      */
     static String iriwRead(CmiContext ctx, CmiMapping x, CmiMapping y, int role, int trials) {
         long deadline = System.nanoTime() + LIMIT_NANOS;
         CmiMapping firstMapping = role == 0 ? x : y;
         CmiMapping secondMapping = role == 0 ? y : x;
+        int batches = trials / IRIW_BATCH;
         BitSet firstNew = new BitSet(trials);
         BitSet secondNew = new BitSet(trials);
         long errors = 0;
         String first = "";
-        for (int t = 1; t <= trials; t++) {
-            arrive(ctx, x, IRIW_BARRIER);
-            if (!await(ctx, x, IRIW_BARRIER, (long) IRIW_PARTIES * t, deadline)) {
-                return "TIMEOUT " + t;
+        for (int n = 1; n <= batches; n++) {
+            if (!meet(ctx, x, n, deadline)) {
+                return "TIMEOUT " + n;
             }
-            long a = firstMapping.getLong(IRIW_WORD);
-            ctx.mb();
-            long b = secondMapping.getLong(IRIW_WORD);
-            int sa = LitmusWord.sequence(role, a);
-            int sb = LitmusWord.sequence(1 - role, b);
-            if (sa < 0 || sb < 0 || sa > t || sb > t) {
-                errors++;
-                first = first.isEmpty() ? "trial" + t + ":" + Long.toHexString(a) + "," + Long.toHexString(b) : first;
+            for (int t = 0; t < IRIW_BATCH; t++) {
+                long a = firstMapping.getLong(iriwWord(t));
+                ctx.mb();
+                long b = secondMapping.getLong(iriwWord(t));
+                int sa = LitmusWord.sequence(iriwLocation(role, t), a);
+                int sb = LitmusWord.sequence(iriwLocation(1 - role, t), b);
+                if (sa < n - 1 || sb < n - 1 || sa > n || sb > n) {
+                    errors++;
+                    first = first.isEmpty() ? "batch" + n + ",trial" + t + ":" + Long.toHexString(a) + ","
+                        + Long.toHexString(b) : first;
+                }
+                int trial = (n - 1) * IRIW_BATCH + t;
+                firstNew.set(trial, sa == n);
+                secondNew.set(trial, sb == n);
             }
-            firstNew.set(t - 1, sa == t);
-            secondNew.set(t - 1, sb == t);
         }
-        return "IRIW " + trials + " " + hex(firstNew) + " " + hex(secondNew) + " " + errors
+        return "IRIW " + batches * IRIW_BATCH + " " + hex(firstNew) + " " + hex(secondNew) + " " + errors
             + (first.isEmpty() ? "" : " " + first);
+    }
+
+    private static int iriwLocation(int xOrY, int t) {
+        return xOrY * 128 + t;
+    }
+
+    /** Batch {@code n}'s barrier of the four IRIW parties. */
+    private static boolean meet(CmiContext ctx, CmiMapping x, int n, long deadline) {
+        arrive(ctx, x, IRIW_BARRIER);
+        return await(ctx, x, IRIW_BARRIER, (long) IRIW_PARTIES * n, deadline);
     }
 
     private static String hex(BitSet b) {

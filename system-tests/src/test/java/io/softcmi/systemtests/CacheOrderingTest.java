@@ -54,11 +54,23 @@ class CacheOrderingTest {
         c2 = workers.get(4);
     }
 
-    /** A segment created (not attached) by {@code home}, exported without WRITE_THROUGH. */
-    private record Exported(ClientProcess home, long id, String handle) {
-        /** Imports it into {@code w} (a token for w's node) and attaches it there. @return w's proxy id */
+    /** A segment created (not attached) by {@code home}, exported without WRITE_THROUGH; one token per importing node. */
+    private static final class Exported {
+        private final ClientProcess home;
+        private final long id;
+        private final String handle;
+        private final java.util.Map<String, String> tokens = new java.util.HashMap<>();
+
+        Exported(ClientProcess home, long id, String handle) {
+            this.home = home;
+            this.id = id;
+            this.handle = handle;
+        }
+
+        /** Imports it into {@code w} (with the token for w's node) and attaches it there. @return w's proxy id */
         long importInto(ClientProcess w) {
-            String token = home.expect("token " + id + " " + w.expect("node", "NODE") + " " + RIGHTS, "TOKEN");
+            String token = tokens.computeIfAbsent(w.expect("node", "NODE"),
+                node -> home.expect("token " + id + " " + node + " " + RIGHTS, "TOKEN"));
             long proxy = Long.parseLong(w.expect("import " + handle, "PROXY").split(" ")[0]);
             w.expect("set-token " + proxy + " " + token, "OK");
             w.expect("attach " + proxy, "ATTACHED");
@@ -124,8 +136,8 @@ class CacheOrderingTest {
      */
     @Test
     void shouldNeverLetTwoReadersDisagreeOnTheOrderOfIndependentWritesWithMb() {
-        Exported sx = export(a, PAGE);
-        Exported sy = export(a, PAGE);
+        Exported sx = export(a, CacheOrdering.IRIW_SIZE);
+        Exported sy = export(a, CacheOrdering.IRIW_SIZE);
         String idsB = sx.importInto(b) + " " + sy.importInto(b);
         String idsC = sx.importInto(c) + " " + sy.importInto(c);
         String idsC2 = sx.importInto(c2) + " " + sy.importInto(c2);
