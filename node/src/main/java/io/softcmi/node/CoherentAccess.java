@@ -82,7 +82,7 @@ final class CoherentAccess {
         boolean spanOk = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, lo, hi - lo)
             == DataProtocol.STATUS_OK;
         MemorySegment input = MemorySegment.ofBuffer(in.duplicate().clear());
-        MemorySegment data = spanOk ? access.slice(segmentId, 0, access.size(segmentId)) : null;
+        WordRuns words = null;
         long bytes = 0;
         long logStart = -1;
         long logEnd = -1;
@@ -94,23 +94,25 @@ final class CoherentAccess {
                 byte status = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, offset, length);
                 if (status != DataProtocol.STATUS_OK) {
                     stats.errors.increment();
-                    log(segmentId, cacheId, logStart, logEnd);
-                    return status;
+                    return stop(words, segmentId, cacheId, logStart, logEnd, status);
                 }
             }
+            boolean sameRange = logStart >= 0 && offset >= logEnd && offset - logEnd <= LOG_GAP;
             try {
-                MemorySegment target = spanOk ? data : access.slice(segmentId, offset, length);
-                if (target == null) {
-                    throw new IllegalStateException("reclaimed");
+                if (words == null) {
+                    words = new WordRuns(mapping(segmentId));
                 }
-                MemorySegment.copy(input, at, target, spanOk ? offset : 0, length);
+                // Word by word: one 8-byte store that arrives as several runs is never seen half-applied.
+                words.run(input, at, offset, length);
+                if (!sameRange) {
+                    words.flush(); // a range is logged only once all of its bytes are written
+                }
             } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
-                log(segmentId, cacheId, logStart, logEnd);
-                return AccessStatus.toWire(CmiAccessError.SINVAL);
+                return stop(words, segmentId, cacheId, logStart, logEnd, AccessStatus.toWire(CmiAccessError.SINVAL));
             }
             // Runs close together are logged as one range (an acquire elsewhere may drop a few
             // more bytes than were written, never fewer).
-            if (logStart >= 0 && offset >= logEnd && offset - logEnd <= LOG_GAP) {
+            if (sameRange) {
                 logEnd = Math.max(logEnd, offset + length);
             } else {
                 log(segmentId, cacheId, logStart, logEnd);
@@ -119,6 +121,13 @@ final class CoherentAccess {
             }
             bytes += length;
             at += length;
+        }
+        try {
+            if (words != null) {
+                words.flush();
+            }
+        } catch (IllegalStateException unmapped) {
+            return stop(words, segmentId, cacheId, logStart, logEnd, AccessStatus.toWire(CmiAccessError.SINVAL));
         }
         log(segmentId, cacheId, logStart, logEnd);
         stats.diffRuns.add(runs);
@@ -130,6 +139,28 @@ final class CoherentAccess {
     /** @return the bytes the last successful {@link #diff} wrote */
     long lastDiffBytes() {
         return lastDiffBytes;
+    }
+
+    /** Ends a diff that a run stopped: what was applied before it stays applied, and is logged. */
+    private byte stop(WordRuns words, long segmentId, long cacheId, long logStart, long logEnd, byte status) {
+        try {
+            if (words != null) {
+                words.flush();
+            }
+        } catch (IllegalStateException unmapped) {
+            // reclaimed meanwhile: nothing more to write
+        }
+        log(segmentId, cacheId, logStart, logEnd);
+        return status;
+    }
+
+    /** @return the whole mapping of a segment the home still has. @throws IllegalStateException if it was reclaimed */
+    private MemorySegment mapping(long segmentId) {
+        MemorySegment data = access.slice(segmentId, 0, access.size(segmentId));
+        if (data == null) {
+            throw new IllegalStateException("reclaimed");
+        }
+        return data;
     }
 
     private void log(long segmentId, long cacheId, long start, long end) {
