@@ -102,11 +102,12 @@ final class CoherentAccess {
                 if (words == null) {
                     words = new WordRuns(mapping(segmentId));
                 }
-                // Word by word: one 8-byte store that arrives as several runs is never seen half-applied.
-                words.run(input, at, offset, length);
                 if (!sameRange) {
-                    words.flush(); // a range is logged only once all of its bytes are written
+                    words.flush(); // the range about to be logged is written in full first
                 }
+                // Word by word: one 8-byte store that arrives as several runs is never seen
+                // half-applied (runs of one word always fall in one logged range).
+                words.run(input, at, offset, length);
             } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
                 return stop(words, segmentId, cacheId, logStart, logEnd, AccessStatus.toWire(CmiAccessError.SINVAL));
             }
