@@ -203,7 +203,7 @@ class CacheOrderingTest {
         for (int p = 0; p < 3; p++) {
             StringBuilder sb = new StringBuilder();
             for (int s = 0; s < 3; s++) {
-                sb.append(' ').append(s == p ? segments[s].attachAtHome(false) : segments[s].importInto(procs.get(p)));
+                sb.append(' ').append(s == p ? segments[s].attachAtHome(s != 0) : segments[s].importInto(procs.get(p)));
             }
             ids[p] = sb.toString();
         }

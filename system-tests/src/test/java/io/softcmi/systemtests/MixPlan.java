@@ -11,11 +11,14 @@ import java.util.SplittableRandom;
  *
  * <p>Layout: {@link #PROCESSES} segments of {@link #SEGMENT_SIZE} bytes, segment {@code s}
  * homed on process {@code s}'s node. Each holds {@link #SLOTS} words, slot {@code j} at
- * {@code j * 680 & ~7} (so some lines hold words of two writers: false sharing), owned by
- * process {@code (s + j) % PROCESSES}: every word has exactly one writer. Process {@code p}'s
- * publication counter {@code PUB[p]} is in segment {@code (p + 1) % 3}, the shared counter
- * {@code G} in segment 0, and the start and end barriers in segments 1 and 2, each in a line
- * that also holds data words.
+ * {@code j * 680} (so some lines hold words of two writers: false sharing). Every word has
+ * exactly one writer ({@link #owner}): in segment 0, process {@code j % 3}, process 0 through
+ * its writable attach at the home (a home-local writer: acquires drop the whole segment); in
+ * segments 1 and 2, the two processes of the other nodes, through cached imports, while the
+ * home's process only reads them (a read-only attach: acquires drop only the lines others
+ * wrote, so lines stay cached and a missing acquire shows). The publication counters
+ * {@code PUB[p]}, the shared counter and the barriers are in segment 0, in lines that also hold
+ * data words.
  */
 final class MixPlan {
     /** Processes, one per node. */
@@ -23,16 +26,16 @@ final class MixPlan {
     /** Bytes of each segment. */
     static final long SEGMENT_SIZE = 16 * 1024;
     /** Data words per segment. */
-    static final int SLOTS = 24;
+    static final int SLOTS = 12;
     /** Data words in all. */
     static final int WORDS = PROCESSES * SLOTS;
-    /** Offset of {@code PUB[p]} in segment {@code (p + 1) % 3}. */
+    /** Offset of {@code PUB[0]} in segment 0; {@code PUB[p]} is {@code 8 p} further. */
     static final long PUB = 1024;
     /** Segment 0: the counter every publication increments with atm_cas. */
     static final long SHARED = 3072;
-    /** Segment 1: the start barrier. */
+    /** Segment 0: the start barrier. */
     static final long START = 5120;
-    /** Segment 2: the end barrier. */
+    /** Segment 0: the end barrier. */
     static final long END = 7168;
 
     /** Operation kinds. */
@@ -45,6 +48,8 @@ final class MixPlan {
         LOAD_PUB,
         /** Read another process's publication counter with atm_cas (a release and an acquire). */
         CAS_PUB,
+        /** Message passing: load another process's publication counter, rmb, load every word it writes. */
+        OBSERVE,
         /** wmb. */
         WMB,
         /** rmb. */
@@ -88,17 +93,19 @@ final class MixPlan {
                 Step s;
                 if (r < 30) {
                     s = new Step(Op.STORE, own[rnd.nextInt(own.length)]);
-                } else if (r < 65) {
+                } else if (r < 60) {
                     s = new Step(Op.LOAD, rnd.nextInt(WORDS));
-                } else if (r < 70) {
+                } else if (r < 64) {
                     s = new Step(Op.LOAD_PUB, other(p, rnd));
-                } else if (r < 74) {
+                } else if (r < 69) {
+                    s = new Step(Op.OBSERVE, other(p, rnd));
+                } else if (r < 73) {
                     s = new Step(Op.CAS_PUB, other(p, rnd));
-                } else if (r < 80) {
+                } else if (r < 79) {
                     s = new Step(Op.WMB, 0);
-                } else if (r < 87) {
+                } else if (r < 86) {
                     s = new Step(Op.RMB, 0);
-                } else if (r < 93) {
+                } else if (r < 92) {
                     s = new Step(Op.MB, 0);
                 } else {
                     s = new Step(Op.PUBLISH, 0);
@@ -131,7 +138,9 @@ final class MixPlan {
 
     /** @return the process that writes word {@code w} */
     static int owner(int w) {
-        return (segment(w) + w % SLOTS) % PROCESSES;
+        int s = segment(w);
+        int j = w % SLOTS;
+        return s == 0 ? j % PROCESSES : (s + 1 + j % 2) % PROCESSES;
     }
 
     /** @return the segment of word {@code w} */
@@ -141,12 +150,12 @@ final class MixPlan {
 
     /** @return the offset of word {@code w} in its segment */
     static long offset(int w) {
-        return (w % SLOTS) * 680L & ~7L;
+        return (w % SLOTS) * 680L;
     }
 
-    /** @return the segment holding {@code PUB[p]} */
-    static int pubSegment(int p) {
-        return (p + 1) % PROCESSES;
+    /** @return the offset of {@code PUB[p]} in segment 0 */
+    static long pub(int p) {
+        return PUB + 8L * p;
     }
 
     /** @return process {@code p}'s operations, the final publication last */

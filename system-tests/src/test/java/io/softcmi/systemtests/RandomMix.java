@@ -33,7 +33,7 @@ final class RandomMix {
         long deadline = System.nanoTime() + LIMIT_NANOS;
         MixPlan plan = new MixPlan(seed, ops);
         MixModel model = new MixModel(plan, me);
-        if (!meet(ctx, m[1], MixPlan.START, deadline)) {
+        if (!meet(ctx, m[0], MixPlan.START, deadline)) {
             return "TIMEOUT start barrier";
         }
         List<MixPlan.Step> steps = plan.steps(me);
@@ -48,8 +48,16 @@ final class RandomMix {
             switch (s.op()) {
                 case STORE -> m[MixPlan.segment(w)].putLong(MixPlan.offset(w), model.store(w));
                 case LOAD -> model.load(w, m[MixPlan.segment(w)].getLong(MixPlan.offset(w)));
-                case LOAD_PUB -> model.loadPub(w, m[MixPlan.pubSegment(w)].getLong(MixPlan.PUB));
-                case CAS_PUB -> model.casPub(w, ctx.atmCas(m[MixPlan.pubSegment(w)], MixPlan.PUB, -1, -1));
+                case LOAD_PUB -> model.loadPub(w, m[0].getLong(MixPlan.pub(w)));
+                case CAS_PUB -> model.casPub(w, ctx.atmCas(m[0], MixPlan.pub(w), -1, -1));
+                case OBSERVE -> {
+                    model.loadPub(w, m[0].getLong(MixPlan.pub(w)));
+                    ctx.rmb();
+                    model.acquire();
+                    for (int v : MixPlan.ownWords(w)) {
+                        model.load(v, m[MixPlan.segment(v)].getLong(MixPlan.offset(v)));
+                    }
+                }
                 case WMB -> ctx.wmb();
                 case RMB -> {
                     ctx.rmb();
@@ -64,12 +72,11 @@ final class RandomMix {
                     ctx.wmb();
                     increment(ctx, m[0], MixPlan.SHARED);
                     model.acquire();
-                    model.published(publications, ctx.atmCas(m[MixPlan.pubSegment(me)], MixPlan.PUB, publications - 1,
-                        publications));
+                    model.published(publications, ctx.atmCas(m[0], MixPlan.pub(me), publications - 1, publications));
                 }
             }
         }
-        if (!meet(ctx, m[2], MixPlan.END, deadline)) {
+        if (!meet(ctx, m[0], MixPlan.END, deadline)) {
             return "TIMEOUT end barrier";
         }
         List<String> finalErrors = finalCheck(m, plan);
@@ -92,7 +99,7 @@ final class RandomMix {
         long total = 0;
         for (int q = 0; q < MixPlan.PROCESSES; q++) {
             total += plan.publications(q);
-            long pub = m[MixPlan.pubSegment(q)].getLong(MixPlan.PUB);
+            long pub = m[0].getLong(MixPlan.pub(q));
             if (pub != plan.publications(q)) {
                 errors.add("final PUB[" + q + "] = " + pub + ", expected " + plan.publications(q));
             }
