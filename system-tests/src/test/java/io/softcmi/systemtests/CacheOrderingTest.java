@@ -129,10 +129,12 @@ class CacheOrderingTest {
     }
 
     /**
-     * IRIW with mb: writers on B and C store trial number t to x and y (two segments homed on
-     * A), readers on C (x, mb, y) and B (y, mb, x), all four meeting at an atm_cas barrier
-     * before each trial. Reader 0 seeing x new and y old while reader 1 sees y new and x old
-     * would mean they disagree on the order of the two writes: forbidden.
+     * IRIW with mb: writers on B and C store to x and y (two segments homed on A), readers on C
+     * (x, mb, y) and B (y, mb, x). Trials come in batches of {@value CacheOrdering#IRIW_BATCH},
+     * each trial with its own x and y in lines of their own, the four parties meeting at an
+     * atm_cas barrier before each batch; batch {@code n} writes {@code n}. Reader 0 seeing x new
+     * and y old while reader 1 sees y new and x old would mean they disagree on the order of the
+     * two writes: forbidden.
      */
     @Test
     void shouldNeverLetTwoReadersDisagreeOnTheOrderOfIndependentWritesWithMb() {
@@ -184,11 +186,11 @@ class CacheOrderingTest {
 
     /**
      * A random mix of loads, stores, wmb, rmb, mb and atm_cas from one process on each node over
-     * three segments, one homed on each node (each process reaches its own node's segment
-     * through a writable attach at the home and the others through cached imports), checked as
-     * it runs against {@link MixModel}, then a final check after every process published and
-     * met the others: every word holds its writer's last value and the atm_cas counters are
-     * exact.
+     * three segments, one homed on each node ({@link MixPlan}: segment 0 written by its home's
+     * process through a writable attach, segments 1 and 2 written only through cached imports
+     * and read at their homes through read-only attaches), checked as it runs against
+     * {@link MixModel}, then a final check after every process published and met the others:
+     * every word holds its writer's last value and the atm_cas counters are exact.
      */
     @Test
     void shouldObeyTheReleaseConsistencyModelInARandomMixOnThreeNodes() {
