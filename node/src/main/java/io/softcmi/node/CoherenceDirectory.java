@@ -90,6 +90,20 @@ final class CoherenceDirectory {
     }
 
     /**
+     * The monitor that guards a segment's directory. A writer holds it from the first byte it
+     * writes to the log entry of its write, so that no acquire is answered between the two: an
+     * acquire then never misses a write that a fill could already return (two readers could
+     * otherwise see two writes in different orders, IRIW).
+     *
+     * @param create make the segment's directory if it has none
+     * @return the monitor, or null if the segment has no directory and {@code create} is false
+     *         (nobody caches it: nothing to order)
+     */
+    Object monitor(long segmentId, boolean create) {
+        return create ? lines(segmentId) : segments.get(segmentId);
+    }
+
+    /**
      * A FILL was served.
      *
      * @return the segment's epoch when it was read

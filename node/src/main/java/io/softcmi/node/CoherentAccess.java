@@ -82,54 +82,118 @@ final class CoherentAccess {
         boolean spanOk = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, lo, hi - lo)
             == DataProtocol.STATUS_OK;
         MemorySegment input = MemorySegment.ofBuffer(in.duplicate().clear());
-        MemorySegment data = spanOk ? access.slice(segmentId, 0, access.size(segmentId)) : null;
-        long bytes = 0;
-        long logStart = -1;
-        long logEnd = -1;
-        for (int at = first; at < end; ) {
-            long offset = in.getLong(at);
-            int length = in.getInt(at + 8);
-            at += DataProtocol.DIFF_RUN_HEADER;
-            if (!spanOk) {
-                byte status = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, offset, length);
-                if (status != DataProtocol.STATUS_OK) {
-                    stats.errors.increment();
-                    log(segmentId, cacheId, logStart, logEnd);
-                    return status;
+        if (access.size(segmentId) == 0) { // not exported here: no directory is made for it
+            stats.errors.increment();
+            return AccessStatus.toWire(CmiAccessError.SINVAL);
+        }
+        // The bytes are written and logged under the directory's monitor: no acquire is answered
+        // between a fill that may already return them and the log entry that names them.
+        synchronized (access.coherence().monitor(segmentId, true)) {
+            WordRuns words = null;
+            long bytes = 0;
+            long logStart = -1;
+            long logEnd = -1;
+            for (int at = first; at < end; ) {
+                long offset = in.getLong(at);
+                int length = in.getInt(at + 8);
+                at += DataProtocol.DIFF_RUN_HEADER;
+                if (!spanOk) {
+                    byte status = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, offset, length);
+                    if (status != DataProtocol.STATUS_OK) {
+                        stats.errors.increment();
+                        return stop(words, segmentId, cacheId, logStart, logEnd, status);
+                    }
                 }
+                boolean sameRange = logStart >= 0 && offset >= logEnd && offset - logEnd <= LOG_GAP;
+                try {
+                    if (words == null) {
+                        words = new WordRuns(mapping(segmentId));
+                    }
+                    if (!sameRange) {
+                        words.flush(); // the range about to be logged is written in full first
+                    }
+                    // Word by word: one 8-byte store that arrives as several runs is never seen
+                    // half-applied (runs of one word always fall in one logged range).
+                    words.run(input, at, offset, length);
+                } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
+                    return stop(words, segmentId, cacheId, logStart, logEnd, AccessStatus.toWire(CmiAccessError.SINVAL));
+                }
+                // Runs close together are logged as one range (an acquire elsewhere may drop a few
+                // more bytes than were written, never fewer).
+                if (sameRange) {
+                    logEnd = Math.max(logEnd, offset + length);
+                } else {
+                    log(segmentId, cacheId, logStart, logEnd);
+                    logStart = offset;
+                    logEnd = offset + length;
+                }
+                bytes += length;
+                at += length;
             }
             try {
-                MemorySegment target = spanOk ? data : access.slice(segmentId, offset, length);
-                if (target == null) {
-                    throw new IllegalStateException("reclaimed");
+                if (words != null) {
+                    words.flush();
                 }
-                MemorySegment.copy(input, at, target, spanOk ? offset : 0, length);
-            } catch (IllegalStateException | IndexOutOfBoundsException unmapped) {
-                log(segmentId, cacheId, logStart, logEnd);
-                return AccessStatus.toWire(CmiAccessError.SINVAL);
+            } catch (IllegalStateException unmapped) {
+                return stop(words, segmentId, cacheId, logStart, logEnd, AccessStatus.toWire(CmiAccessError.SINVAL));
             }
-            // Runs close together are logged as one range (an acquire elsewhere may drop a few
-            // more bytes than were written, never fewer).
-            if (logStart >= 0 && offset >= logEnd && offset - logEnd <= LOG_GAP) {
-                logEnd = Math.max(logEnd, offset + length);
-            } else {
-                log(segmentId, cacheId, logStart, logEnd);
-                logStart = offset;
-                logEnd = offset + length;
-            }
-            bytes += length;
-            at += length;
+            log(segmentId, cacheId, logStart, logEnd);
+            stats.diffRuns.add(runs);
+            stats.request(DataProtocol.OP_DIFF, bytes);
+            lastDiffBytes = bytes;
+            return DataProtocol.STATUS_OK;
         }
-        log(segmentId, cacheId, logStart, logEnd);
-        stats.diffRuns.add(runs);
-        stats.request(DataProtocol.OP_DIFF, bytes);
-        lastDiffBytes = bytes;
-        return DataProtocol.STATUS_OK;
+    }
+
+    /**
+     * A CAS that passed its ATOMIC check: the compare-and-exchange and, when it swapped, the log
+     * entry, under the directory's monitor if the segment is cached anywhere.
+     *
+     * @return the word's value before
+     */
+    long cas(long segmentId, long offset, MemorySegment word, long expected, long swap) {
+        Object monitor = access.coherence().monitor(segmentId, false);
+        if (monitor == null) {
+            return casAndLog(segmentId, offset, word, expected, swap);
+        }
+        synchronized (monitor) {
+            return casAndLog(segmentId, offset, word, expected, swap);
+        }
+    }
+
+    private long casAndLog(long segmentId, long offset, MemorySegment word, long expected, long swap) {
+        long before = HomeAccess.compareAndExchange(word, expected, swap);
+        if (before == expected) {
+            access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, 8);
+        }
+        return before;
     }
 
     /** @return the bytes the last successful {@link #diff} wrote */
     long lastDiffBytes() {
         return lastDiffBytes;
+    }
+
+    /** Ends a diff that a run stopped: what was applied before it stays applied, and is logged. */
+    private byte stop(WordRuns words, long segmentId, long cacheId, long logStart, long logEnd, byte status) {
+        try {
+            if (words != null) {
+                words.flush();
+            }
+        } catch (IllegalStateException unmapped) {
+            // reclaimed meanwhile: nothing more to write
+        }
+        log(segmentId, cacheId, logStart, logEnd);
+        return status;
+    }
+
+    /** @return the whole mapping of a segment the home still has. @throws IllegalStateException if it was reclaimed */
+    private MemorySegment mapping(long segmentId) {
+        MemorySegment data = access.slice(segmentId, 0, access.size(segmentId));
+        if (data == null) {
+            throw new IllegalStateException("reclaimed");
+        }
+        return data;
     }
 
     private void log(long segmentId, long cacheId, long start, long end) {

@@ -356,10 +356,7 @@ final class DataConnection {
                 throw new IllegalStateException("reclaimed");
             }
             if (op == DataProtocol.OP_CAS) {
-                long before = HomeAccess.compareAndExchange(slice, a, in.getLong(p + 64));
-                if (before == a) {
-                    access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, 8);
-                }
+                long before = coherent.cas(segmentId, offset, slice, a, in.getLong(p + 64));
                 count(op, 8);
                 reply(DataProtocol.STATUS_OK, requestId, before);
             } else if (length <= INLINE_READ) {

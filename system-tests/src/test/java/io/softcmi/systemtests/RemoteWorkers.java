@@ -51,6 +51,11 @@ import java.util.concurrent.locks.LockSupport;
  * mp-write ID                            -> DONE messages
  * mp-read ID TRIALS                      -> OUTCOMES trials observations forbidden lastFlag [first]
  * mixed HANDLE TOKEN CONTEXTS MILLIS     -> MIXED increments reads writes bad errors  (see {@link MixedLoad})
+ * corr-write ID0 ID1 CTL READERS         -> DONE writes             (see {@link CacheOrdering})
+ * corr-read ID0 ID1 CTL CACHED SLOT READS SEED -> CORR barrierReads plainReads changes malformed violations ownErrors
+ * iriw-write X Y ROLE TRIALS             -> DONE trials
+ * iriw-read X Y ROLE TRIALS              -> IRIW trials hexFirstNew hexSecondNew errors
+ * mix SEED OPS ME ID0 ID1 ID2            -> MIX steps loads malformed violations finalErrors  (see {@link RandomMix})
  * exit                                   -> BYE
  * </pre>
  * and the event commands of {@link EventCommands} ({@code events-until}, {@code timed-get}, ...).
@@ -216,6 +221,15 @@ public final class RemoteWorkers {
             case "cflush" -> CacheLitmus.cflush(ctx, mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]));
             case "cas-stores" -> CacheLitmus.casNextToStores(ctx, mapping(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]),
                 Long.parseLong(a[4]), Long.parseLong(a[5]));
+            case "corr-write" -> CacheOrdering.corrWrite(ctx, mappings(a[1], a[2], a[3]), Integer.parseInt(a[4]));
+            case "corr-read" -> CacheOrdering.corrRead(ctx, mappings(a[1], a[2], a[3]), Integer.parseInt(a[4]),
+                Integer.parseInt(a[5]), Integer.parseInt(a[6]), Long.parseLong(a[7]));
+            case "iriw-write" -> CacheOrdering.iriwWrite(ctx, mapping(a[1]), mapping(a[2]), Integer.parseInt(a[3]),
+                Integer.parseInt(a[4]));
+            case "iriw-read" -> CacheOrdering.iriwRead(ctx, mapping(a[1]), mapping(a[2]), Integer.parseInt(a[3]),
+                Integer.parseInt(a[4]));
+            case "mix" -> RandomMix.run(ctx, mappings(a[4], a[5], a[6]), Integer.parseInt(a[3]), Long.parseLong(a[1]),
+                Integer.parseInt(a[2]));
             case "mp-write" -> messagePassingWriter(mapping(a[1]));
             case "mp-read" -> messagePassingReader(mapping(a[1]), Long.parseLong(a[2]));
             case "mixed" -> MixedLoad.run(HEX.parseHex(a[1]), HEX.parseHex(a[2]), Integer.parseInt(a[3]), Long.parseLong(a[4]));
@@ -233,6 +247,14 @@ public final class RemoteWorkers {
             throw new IllegalStateException("segment " + id + " is not attached by this worker");
         }
         return d.peek();
+    }
+
+    private CmiMapping[] mappings(String... ids) {
+        CmiMapping[] m = new CmiMapping[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            m[i] = mapping(ids[i]);
+        }
+        return m;
     }
 
     /** Arrives at the barrier word and waits until {@code parties} arrived; false on timeout. */
