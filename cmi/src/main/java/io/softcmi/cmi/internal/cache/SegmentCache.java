@@ -44,6 +44,12 @@ public final class SegmentCache {
     public static final long MAX_LINES = 1L << 24;
     /** Most lines one miss reads (sequential misses double the read-ahead up to this). */
     public static final int MAX_READ_AHEAD = 32;
+    /**
+     * Most fills one bulk read keeps in flight (of up to {@link #MAX_READ_AHEAD} lines each): a
+     * large read streams through this window instead of asking for everything before reading
+     * any reply, which would leave the home writing into a full socket.
+     */
+    private static final int MAX_FILLS_IN_FLIGHT = 8;
     /** Misses of one access sent without the lock before it fills under the lock (a line evicted or made stale again and again). */
     private static final int MISS_ATTEMPTS = 3;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
@@ -382,9 +388,10 @@ public final class SegmentCache {
     }
 
     /**
-     * A bulk read of lines {@code [first, last]}: every run of absent lines is requested at once
-     * (one {@code FILL} per run of at most {@link #MAX_READ_AHEAD} lines, all sent before any is
-     * awaited), instead of one miss after another with a growing read-ahead. Spans larger than
+     * A bulk read of lines {@code [first, last]}: every run of absent lines is requested without
+     * waiting for the previous one (one {@code FILL} per run of at most {@link #MAX_READ_AHEAD}
+     * lines, up to {@link #MAX_FILLS_IN_FLIGHT} in flight), instead of one miss after another
+     * with a growing read-ahead. Spans larger than
      * the cache's capacity are left to the line-by-line misses.
      */
     private void prefetch(long first, long last) {
@@ -397,7 +404,8 @@ public final class SegmentCache {
         }
         lock.lock();
         try {
-            List<Fill> fills = new ArrayList<>();
+            java.util.ArrayDeque<Fill> fills = new java.util.ArrayDeque<>();
+            LineFault failed = null;
             for (long i = first; i <= last; ) {
                 if (lines[(int) i] != null || filling.containsKey(i)) {
                     i++;
@@ -408,16 +416,14 @@ public final class SegmentCache {
                         && !filling.containsKey(i + n)) {
                     n++;
                 }
+                if (fills.size() >= MAX_FILLS_IN_FLIGHT) {
+                    failed = installOrKeep(fills.poll(), failed);
+                }
                 fills.add(startFill(i, n));
                 i += n;
             }
-            LineFault failed = null;
-            for (Fill f : fills) {
-                try {
-                    install(f);
-                } catch (LineFault e) {
-                    failed = failed == null ? e : failed; // await the rest: their replies are on the connection
-                }
+            while (!fills.isEmpty()) {
+                failed = installOrKeep(fills.poll(), failed); // await them all: their replies are on the connection
             }
             lastMiss = last;
             readAhead = MAX_READ_AHEAD;
@@ -426,6 +432,15 @@ public final class SegmentCache {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    private LineFault installOrKeep(Fill f, LineFault failed) {
+        try {
+            install(f);
+            return failed;
+        } catch (LineFault e) {
+            return failed == null ? e : failed;
         }
     }
 

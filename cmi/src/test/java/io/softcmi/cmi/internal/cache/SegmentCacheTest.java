@@ -162,6 +162,45 @@ class SegmentCacheTest {
     }
 
     @Test
+    void shouldStreamALargeBulkReadThroughABoundedWindowOfFills() {
+        FakeHome home = new FakeHome(4096 * LINE);
+        for (int i = 0; i < home.memory.length; i += 8) {
+            home.memory[i] = (byte) (i >>> 3);
+        }
+        LineTransport inner = home.transport(1);
+        int[] outstanding = {0, 0};
+        LineTransport counting = new LineTransport() {
+            @Override
+            public Pending fill(long offset, byte[] dst, int dstOffset, int length) {
+                Pending p = inner.fill(offset, dst, dstOffset, length);
+                outstanding[1] = Math.max(outstanding[1], ++outstanding[0]);
+                return new Pending() {
+                    boolean awaited;
+                    @Override public int await() {
+                        if (!awaited) {
+                            awaited = true;
+                            outstanding[0]--;
+                        }
+                        return p.await();
+                    }
+                    @Override public long value() { return p.value(); }
+                    @Override public int received() { return p.received(); }
+                    @Override public boolean done() { return p.done(); }
+                };
+            }
+            @Override public Pending diff(byte[] runs, int length) { return inner.diff(runs, length); }
+            @Override public Pending acquire(long sinceEpoch, byte[] dst) { return inner.acquire(sinceEpoch, dst); }
+        };
+        SegmentCache c = new SegmentCache(home.memory.length, LINE, 1L << 30, counting, stats, lost::add);
+        byte[] all = new byte[home.memory.length];
+        c.read(0, MemorySegment.ofArray(all));
+        assertArrayEquals(home.memory, all);
+        assertEquals(4096 / SegmentCache.MAX_READ_AHEAD, home.fills, "one fill per run of read-ahead lines");
+        assertTrue(outstanding[1] <= 8, "at most 8 fills in flight, saw " + outstanding[1]);
+        assertTrue(outstanding[1] > 1, "fills overlap");
+    }
+
+    @Test
     void shouldReadAheadOnSequentialMisses() {
         FakeHome home = new FakeHome(64 * LINE);
         SegmentCache c = cache(home, 1, 1 << 20);
