@@ -42,6 +42,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>writing back a dirty 1 MiB at {@code wmb} against a raw TCP stream of 1 MiB chunks;</li>
  * </ul>
  * and prints the process's cache counters. The line size is {@code -Dsoftcmi.cache.lineSize}.
+ * The background write-back is off unless {@code -Dsoftcmi.cache.writeBackMs} is given, so that
+ * the timed {@code wmb} writes the whole dirty megabyte.
  *
  * <pre>
  * java -Dsoftcmi.cache.lineSize=1024 -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.CacheBenchmark [MISSES]
@@ -60,6 +62,12 @@ public final class CacheBenchmark {
      * @throws Exception if the cluster cannot be set up
      */
     public static void main(String[] args) throws Exception {
+        // The background writer (every 2 ms by default) would write most of the dirty megabyte
+        // back while the loop stores it, leaving the timed wmb little to do: turn it off here,
+        // before the cache classes load, unless the command line sets it.
+        if (System.getProperty("softcmi.cache.writeBackMs") == null) {
+            System.setProperty("softcmi.cache.writeBackMs", "3600000");
+        }
         int misses = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
         int line = Integer.getInteger("softcmi.cache.lineSize", 1024);
         Path dir = Files.createTempDirectory("softcmi-cache-bench-");
