@@ -127,6 +127,20 @@ abstract class AbstractSingleNodeNotificationTest {
     }
 
     @Test
+    void shouldSeeTheStoreOfPutAndNotifyBeforeItsNotification() throws Exception {
+        int iterations = 500;
+        ContextThread creator = open("creator");
+        Created seg = create(creator, PAGE);
+        NotificationTestSupport.OrderingHandler handler =
+            new NotificationTestSupport.OrderingHandler(seg.mapping(), iterations, 1);
+        Notifications.inbox(creator.context()).onNotification(handler);
+        ContextThread t = open("sender");
+        CmiMapping m = attach(t, seg.segment().id(), Set.of());
+        t.run(c -> NotificationTestSupport.putAndNotify(m, iterations, 0, 1));
+        handler.awaitAllAndAssert();
+    }
+
+    @Test
     void shouldQueueNotificationsAgainOnceTheLastHandlerIsRemoved() throws Exception {
         ContextThread creator = open("creator");
         ContextThread sender = open("sender");

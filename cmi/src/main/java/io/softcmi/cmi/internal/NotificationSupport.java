@@ -46,6 +46,28 @@ public final class NotificationSupport {
     }
 
     /**
+     * Stores {@code src} at {@code offset}, then sends a notification (see
+     * {@code Notifications.putAndNotify}): one round trip to the home for an uncached import.
+     *
+     * @param mapping a local or remote mapping made by this library
+     * @param offset where the data goes
+     * @param src the data
+     * @param notifyOffset the notification's offset
+     * @param value the notification's value
+     */
+    public static void putAndSend(CmiMapping mapping, long offset, java.lang.foreign.MemorySegment src, long notifyOffset,
+            long value) {
+        Errors.checkNotNull(mapping, "mapping");
+        Errors.checkNotNull(src, "src");
+        if (mapping instanceof RemoteMapping m) {
+            m.putThenNotify(offset, src, notifyOffset, value);
+        } else {
+            mapping.put(offset, src);
+            send(mapping, notifyOffset, value);
+        }
+    }
+
+    /**
      * A context's inbox (see {@code Notifications.inbox}).
      *
      * @param context a context made by this library
