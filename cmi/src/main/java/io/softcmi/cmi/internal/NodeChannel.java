@@ -62,6 +62,8 @@ public final class NodeChannel implements AutoCloseable {
     /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
     private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
         new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** When the reader polls for an answer to a notification this process sent. */
+    private final NoticeSpin spin = new NoticeSpin();
     /** Set while the reader thread runs the listener (it does not read meanwhile). */
     private volatile boolean delivering;
     private volatile Consumer<ControlMessage> noticeListener = m -> { };
@@ -317,17 +319,20 @@ public final class NodeChannel implements AutoCloseable {
         String reason = "node closed the connection";
         try {
             while (channel.isOpen()) {
-                if (notices.isEmpty()) {
-                    selector.select(); // a caller that queued notices wakes it
-                }
-                selector.selectedKeys().clear();
-                readLock.lock(); // waits while a caller polls
-                try {
-                    while (frames.fill(channel) > 0) {
-                        dispatchAvailable();
+                if (notices.isEmpty() && !pollForNotices()) {
+                    selector.select(); // a caller that queued notices, or a sender expecting an answer, wakes it
+                    selector.selectedKeys().clear();
+                    readLock.lock(); // waits while a caller polls
+                    try {
+                        while (frames.fill(channel) > 0) {
+                            dispatchAvailable();
+                        }
+                    } finally {
+                        readLock.unlock();
                     }
-                } finally {
-                    readLock.unlock();
+                    if (!notices.isEmpty()) {
+                        spin.arrived(false);
+                    }
                 }
                 deliverNotices();
             }
@@ -339,6 +344,58 @@ public final class NodeChannel implements AutoCloseable {
             pending.values().forEach(f -> f.completeExceptionally(cause));
             closeQuietly();
             closeListener.run();
+        }
+    }
+
+    /**
+     * Polls the socket for notices while the answer window of a notification this process sent
+     * is open ({@link NoticeSpin}), instead of parking in the selector.
+     *
+     * @return true if notices arrived meanwhile; false to park
+     */
+    private boolean pollForNotices() throws IOException {
+        long until = spin.pollUntil();
+        if (until == 0 || !PollBudget.startPolling()) {
+            return false;
+        }
+        try {
+            long previous = System.nanoTime();
+            while (channel.isOpen()) {
+                if (readLock.tryLock()) {
+                    try {
+                        while (frames.fill(channel) > 0) {
+                            dispatchAvailable();
+                        }
+                    } finally {
+                        readLock.unlock();
+                    }
+                }
+                if (!notices.isEmpty()) {
+                    spin.polled(true);
+                    spin.arrived(true);
+                    return true;
+                }
+                long now = System.nanoTime();
+                if (now - until >= 0 || !PollBudget.stillScheduled(previous, now)) {
+                    break;
+                }
+                previous = now;
+                Thread.onSpinWait();
+            }
+            spin.polled(false);
+            return false;
+        } finally {
+            PollBudget.endPolling();
+        }
+    }
+
+    /**
+     * A notification was sent: its answer may come soon, so the reader polls for a while
+     * ({@link NoticeSpin}) rather than parks, if polling has been paying.
+     */
+    public void expectNotice() {
+        if (spin.expect()) {
+            selector.wakeup();
         }
     }
 

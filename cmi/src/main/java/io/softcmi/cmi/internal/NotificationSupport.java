@@ -39,8 +39,12 @@ public final class NotificationSupport {
                 // The sender's earlier stores are in the shared mapping already; the socket write
                 // that carries this message orders them before the creator reads it.
                 m.context.sendOneWay(new ControlMessage.Notify(m.segmentId, offset, value));
+                m.context.expectNotice();
             }
-            case RemoteMapping m -> m.sendNotification(offset, value);
+            case RemoteMapping m -> {
+                m.sendNotification(offset, value);
+                m.context.expectNotice();
+            }
             default -> throw Errors.fail(CmiError.INVAL, "not a mapping made by softcmi: " + mapping);
         }
     }
@@ -61,6 +65,7 @@ public final class NotificationSupport {
         Errors.checkNotNull(src, "src");
         if (mapping instanceof RemoteMapping m) {
             m.putThenNotify(offset, src, notifyOffset, value);
+            m.context.expectNotice();
         } else {
             mapping.put(offset, src);
             send(mapping, notifyOffset, value);
