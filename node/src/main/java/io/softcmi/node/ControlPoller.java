@@ -25,8 +25,12 @@ import java.util.concurrent.locks.LockSupport;
  * non-blocking channel.
  */
 final class ControlPoller implements AutoCloseable {
-    /** A parked waiter re-checks that its channel is still open this often (a close does not wake it). */
-    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * A parked waiter re-checks that its channel is still open this often: a safety net only,
+     * since the peer's close makes the socket readable, {@link #closed} wakes the waiters of a
+     * channel the node closed and {@link #close} wakes everyone.
+     */
+    private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private static final class Waiter {
         final SocketChannel channel;
@@ -42,12 +46,16 @@ final class ControlPoller implements AutoCloseable {
 
         void wake() {
             ready = true;
-            LockSupport.unpark(thread);
+            if (thread != null) {
+                LockSupport.unpark(thread);
+            }
         }
     }
 
     private final Selector selector;
     private final ConcurrentLinkedQueue<Waiter> requests = new ConcurrentLinkedQueue<>();
+    /** Who waits for which channel (poller thread only). */
+    private final java.util.Map<SocketChannel, List<Waiter>> waiting = new java.util.HashMap<>();
     private final Thread thread;
     private volatile boolean closed;
 
@@ -79,6 +87,16 @@ final class ControlPoller implements AutoCloseable {
         }
     }
 
+    /**
+     * The node closed {@code channel}: wakes its waiters (their next I/O fails).
+     *
+     * @param channel a channel waited for here
+     */
+    void closed(SocketChannel channel) {
+        requests.add(new Waiter(channel, 0, null));
+        selector.wakeup();
+    }
+
     private void run() {
         try {
             while (!closed) {
@@ -95,22 +113,20 @@ final class ControlPoller implements AutoCloseable {
                 }
             }
         } catch (IOException | ClosedSelectorException e) {
-            // Closed: waiters notice on their next re-check.
+            // Closed: wake everyone below.
         } finally {
             wakeEveryone();
         }
     }
 
     /** The poller stops: every waiter wakes, finds it closed and fails. */
-    @SuppressWarnings("unchecked")
     private void wakeEveryone() {
+        waiting.values().forEach(ws -> ws.forEach(Waiter::wake));
+        waiting.clear();
         try {
-            for (SelectionKey k : selector.keys()) {
-                ((List<Waiter>) k.attachment()).forEach(Waiter::wake);
-            }
             selector.close();
-        } catch (IOException | ClosedSelectorException ignored) {
-            // Closed already; the waiters' re-check ends them.
+        } catch (IOException ignored) {
+            // Closing anyway.
         }
         Waiter w;
         while ((w = requests.poll()) != null) {
@@ -118,23 +134,35 @@ final class ControlPoller implements AutoCloseable {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private void register(Waiter w) {
-        try {
-            SelectionKey k = w.channel.keyFor(selector);
-            if (k == null) {
-                k = w.channel.register(selector, 0, new ArrayList<Waiter>());
-            }
-            ((List<Waiter>) k.attachment()).add(w);
-            k.interestOps(k.interestOps() | w.ops);
-        } catch (ClosedChannelException | CancelledKeyException | IllegalArgumentException e) {
-            w.wake(); // closed: the waiter's next I/O fails and ends the session
+    private void wakeAll(SocketChannel channel) {
+        List<Waiter> ws = waiting.remove(channel);
+        if (ws != null) {
+            ws.forEach(Waiter::wake);
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static void wakeReady(SelectionKey k) {
-        List<Waiter> waiters = (List<Waiter>) k.attachment();
+    private void register(Waiter w) {
+        if (w.ops == 0 || !w.channel.isOpen()) { // closed(), or closed meanwhile
+            wakeAll(w.channel);
+            w.wake();
+            return;
+        }
+        try {
+            SelectionKey k = w.channel.keyFor(selector);
+            if (k == null) {
+                k = w.channel.register(selector, 0);
+            }
+            waiting.computeIfAbsent(w.channel, c -> new ArrayList<>()).add(w);
+            k.interestOps(k.interestOps() | w.ops);
+        } catch (ClosedChannelException | CancelledKeyException | IllegalArgumentException e) {
+            wakeAll(w.channel); // closed: the waiters' next I/O fails and ends the session
+            w.wake();
+        }
+    }
+
+    private void wakeReady(SelectionKey k) {
+        SocketChannel channel = (SocketChannel) k.channel();
+        List<Waiter> waiters = waiting.get(channel);
         int ready;
         try {
             ready = k.readyOps();
@@ -142,20 +170,24 @@ final class ControlPoller implements AutoCloseable {
             ready = -1;
         }
         int still = 0;
-        for (Iterator<Waiter> i = waiters.iterator(); i.hasNext(); ) {
-            Waiter w = i.next();
-            if ((w.ops & ready) != 0) {
-                i.remove();
-                w.wake();
-            } else {
-                still |= w.ops;
+        if (waiters != null) {
+            for (Iterator<Waiter> i = waiters.iterator(); i.hasNext(); ) {
+                Waiter w = i.next();
+                if ((w.ops & ready) != 0) {
+                    i.remove();
+                    w.wake();
+                } else {
+                    still |= w.ops;
+                }
+            }
+            if (waiters.isEmpty()) {
+                waiting.remove(channel);
             }
         }
         try {
             k.interestOps(still);
         } catch (CancelledKeyException e) {
-            waiters.forEach(Waiter::wake);
-            waiters.clear();
+            wakeAll(channel);
         }
     }
 

@@ -168,5 +168,6 @@ final class SessionWriter implements Session.Notifier {
         } catch (IOException ignored) {
             // Already closed.
         }
+        poller.closed(channel); // the session's reader may be parked there
     }
 }
