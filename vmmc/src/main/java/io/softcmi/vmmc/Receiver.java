@@ -33,7 +33,7 @@ final class Receiver {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by gate
     private int userBlocks; // guarded by gate
     private volatile Thread handlerThread;
-    private boolean inHandler; // handler thread only
+    private boolean inHandler; // the thread that runs handlers (the control reader) only
     private final long wakeSegment;
 
     Receiver(long wakeSegment) {
@@ -130,7 +130,7 @@ final class Receiver {
         dst.set(ValueLayout.JAVA_INT_UNALIGNED, (dstWord + n - 1) * 4, m.getInt((to - 1) * 4));
     }
 
-    /** Runs queued handler calls while notifications are not blocked (handler thread only). */
+    /** Runs queued handler calls while notifications are not blocked (on the thread that runs handlers). */
     private void drain() {
         gate.lock();
         try {
