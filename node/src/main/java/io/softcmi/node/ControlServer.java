@@ -33,6 +33,7 @@ final class ControlServer implements AutoCloseable {
     private final Path socketPath;
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    private final ControlPoller poller;
 
     ControlServer(NodeEngine engine, Path socketPath) throws IOException {
         this.engine = engine;
@@ -41,14 +42,25 @@ final class ControlServer implements AutoCloseable {
         this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(socketPath));
         Files.setPosixFilePermissions(socketPath, PosixFilePermissions.fromString("rw-------"));
+        this.poller = new ControlPoller();
         this.acceptor = Acceptor.start("cmid-control", server, connections, this::serve);
     }
 
     private void serve(SocketChannel ch) {
         Session session = null;
-        SessionWriter writer = new SessionWriter(ch);
+        try {
+            // Non-blocking for good, so notices can be written without waiting (SessionWriter).
+            ch.configureBlocking(false);
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "control connection ended: {0}", e.getMessage());
+            connections.remove(ch);
+            closeQuietly(ch);
+            return;
+        }
+        SessionWriter writer = new SessionWriter(ch, poller);
         // A process's requests come in bursts: poll briefly before parking (PollBudget rules).
-        io.softcmi.cmi.internal.PollingReader in = new io.softcmi.cmi.internal.PollingReader(ch);
+        io.softcmi.cmi.internal.PollingReader in = new io.softcmi.cmi.internal.PollingReader(ch,
+            () -> poller.await(ch, java.nio.channels.SelectionKey.OP_READ));
         try {
             Frame first = FrameIO.read(in);
             if (first == null) {
@@ -128,6 +140,16 @@ final class ControlServer implements AutoCloseable {
             LOG.log(Level.WARNING, "cannot remove {0}: {1}", socketPath, e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            poller.close();
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // Already closed.
         }
     }
 }

@@ -62,6 +62,8 @@ final class DataConnection {
     /** A store's payload still to be read straight into the mapping. */
     private ByteBuffer bulkIn;
     private long bulkInRequest;
+    /** Status of the latest reply: an {@code OP_NOTIFY} with {@code FLAG_AFTER_OK} is dropped unless OK. */
+    private byte lastStatus = DataProtocol.STATUS_OK;
     private long bulkInSegment;
     private long bulkInOffset;
     private long bulkInLength;
@@ -341,6 +343,10 @@ final class DataConnection {
             return;
         }
         if (op == DataProtocol.OP_NOTIFY) {
+            if ((in.get(p + 5) & DataProtocol.FLAG_AFTER_OK) != 0 && lastStatus != DataProtocol.STATUS_OK) {
+                reply(lastStatus, requestId, 0); // the store it follows failed: no notification about it
+                return;
+            }
             byte delivered = access.notifyCreator(segmentId, offset, a, clientNode);
             count(op, 0);
             reply(delivered, requestId, 0);
@@ -388,6 +394,7 @@ final class DataConnection {
 
     /** Writes a reply header at the output's position without moving it. */
     private void header(byte status, long requestId, long value, int payload) {
+        lastStatus = status;
         int at = out.position();
         out.putInt(at, DataProtocol.REPLY_HEADER - 4 + payload);
         out.put(at + 4, status).put(at + 5, (byte) 0).putShort(at + 6, (short) 0);

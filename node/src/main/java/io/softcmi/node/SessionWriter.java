@@ -4,32 +4,50 @@ import io.softcmi.wire.ControlMessage;
 import io.softcmi.wire.FrameIO;
 import io.softcmi.wire.MessageType;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Everything the node writes to one process: replies, written by the session's own thread, and
- * notices, which the engine hands over without ever blocking (it may hold its lock).
+ * notices, which the engine hands over without ever blocking (it may hold its lock, or be a
+ * data-path I/O loop serving many connections).
  *
  * <p>Order: notices are taken off the queue only under the write lock, and a reply first writes
  * the notices queued before it, so an event raised while serving a request reaches the process
- * before that request's reply. Notices raised outside any request of this session are written
- * by a virtual thread. A process that stops reading stalls only its own writer; past
- * {@link #MAX_PENDING} unwritten notices the session is closed.
+ * before that request's reply.
+ *
+ * <p>A notice is written <b>by the thread that raised it</b> when that costs no wait: the write
+ * lock is free and the socket (non-blocking, see {@link ControlPoller}) takes the whole frame.
+ * This saves the wake-up of another thread on the way of every notification. Otherwise (the
+ * lock is held, or the socket is full and took part of the frame or none) a virtual thread, the
+ * drainer, finishes the job, waiting for the socket as long as it takes. A process that stops
+ * reading stalls only its own drainer; past {@link #MAX_PENDING} unwritten notices the session
+ * is closed.
  */
 final class SessionWriter implements Session.Notifier {
     static final int MAX_PENDING = 10_000;
     private final SocketChannel channel;
-    private final Object writeLock = new Object();
+    private final ControlPoller poller;
+    private final ReentrantLock writeLock = new ReentrantLock();
     private final ConcurrentLinkedQueue<ControlMessage> notices = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
     private final Semaphore wakeup = new Semaphore(0);
     private final Thread drainer;
+    /** The unwritten rest of a frame a non-blocking attempt left; guarded by {@link #writeLock}. */
+    private ByteBuffer unfinished;
 
-    SessionWriter(SocketChannel channel) {
+    /**
+     * @param channel the process's control socket, in non-blocking mode
+     * @param poller where writers wait for the socket to take more
+     */
+    SessionWriter(SocketChannel channel, ControlPoller poller) {
         this.channel = channel;
+        this.poller = poller;
         this.drainer = Thread.ofVirtual().name("cmid-notices").start(this::drain);
     }
 
@@ -40,6 +58,18 @@ final class SessionWriter implements Session.Notifier {
             return;
         }
         notices.add(notice);
+        if (writeLock.tryLock()) {
+            try {
+                if (flushWithoutWaiting()) {
+                    return;
+                }
+            } catch (IOException e) {
+                return; // the process is gone; its session's reader ends the session
+            } finally {
+                writeLock.unlock();
+            }
+        }
+        // The holder of the lock may have flushed before our notice was queued, or the socket is full.
         wakeup.release();
     }
 
@@ -59,17 +89,58 @@ final class SessionWriter implements Session.Notifier {
 
     /** Writes a reply, after any notice queued before it. */
     void reply(ControlMessage reply, long correlationId) throws IOException {
-        synchronized (writeLock) {
-            flushNotices();
-            FrameIO.write(channel, MessageType.toFrame(reply, correlationId));
+        writeLock.lock();
+        try {
+            flushWaiting();
+            writeWaiting(FrameIO.encode(MessageType.toFrame(reply, correlationId)));
+        } finally {
+            writeLock.unlock();
         }
     }
 
-    private void flushNotices() throws IOException {
+    /**
+     * Writes what is unfinished and the queued notices as far as the socket takes them now.
+     * Under {@link #writeLock}.
+     *
+     * @return true if everything was written; false if the rest is left in {@link #unfinished}
+     *     (and perhaps the queue) for a waiting writer
+     */
+    private boolean flushWithoutWaiting() throws IOException {
+        if (unfinished != null) {
+            channel.write(unfinished);
+            if (unfinished.hasRemaining()) {
+                return false;
+            }
+            unfinished = null;
+        }
         ControlMessage m;
         while ((m = notices.poll()) != null) {
             pending.decrementAndGet();
-            FrameIO.write(channel, MessageType.toFrame(m, 0));
+            ByteBuffer buf = FrameIO.encode(MessageType.toFrame(m, 0));
+            channel.write(buf);
+            if (buf.hasRemaining()) {
+                unfinished = buf;
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Writes what is unfinished and every queued notice, waiting for the socket. Under {@link #writeLock}. */
+    private void flushWaiting() throws IOException {
+        while (!flushWithoutWaiting()) {
+            poller.await(channel, SelectionKey.OP_WRITE);
+        }
+    }
+
+    /** Writes a whole buffer, waiting for the socket. Under {@link #writeLock}, after {@link #flushWaiting}. */
+    private void writeWaiting(ByteBuffer buf) throws IOException {
+        while (true) {
+            channel.write(buf);
+            if (!buf.hasRemaining()) {
+                return;
+            }
+            poller.await(channel, SelectionKey.OP_WRITE);
         }
     }
 
@@ -77,8 +148,11 @@ final class SessionWriter implements Session.Notifier {
         try {
             while (channel.isOpen()) {
                 wakeup.acquire();
-                synchronized (writeLock) {
-                    flushNotices();
+                writeLock.lock();
+                try {
+                    flushWaiting();
+                } finally {
+                    writeLock.unlock();
                 }
             }
         } catch (InterruptedException | IOException e) {
@@ -94,5 +168,6 @@ final class SessionWriter implements Session.Notifier {
         } catch (IOException ignored) {
             // Already closed.
         }
+        poller.closed(channel); // the session's reader may be parked there
     }
 }

@@ -127,6 +127,85 @@ abstract class AbstractSingleNodeNotificationTest {
     }
 
     @Test
+    void shouldSeeTheStoreOfPutAndNotifyBeforeItsNotification() throws Exception {
+        int iterations = 500;
+        ContextThread creator = open("creator");
+        Created seg = create(creator, PAGE);
+        NotificationTestSupport.OrderingHandler handler =
+            new NotificationTestSupport.OrderingHandler(seg.mapping(), iterations, 1);
+        Notifications.inbox(creator.context()).onNotification(handler);
+        ContextThread t = open("sender");
+        CmiMapping m = attach(t, seg.segment().id(), Set.of());
+        t.run(c -> NotificationTestSupport.putAndNotify(m, iterations, 0, 1));
+        handler.awaitAllAndAssert();
+    }
+
+    @Test
+    void shouldRunInlineHandlersInOrderOnOneThreadAfterTheStoreAndQueueNothing() throws Exception {
+        int iterations = 1000;
+        int senders = 2;
+        ContextThread creator = open("creator");
+        Created seg = create(creator, PAGE * 4);
+        NotificationTestSupport.OrderingHandler handler =
+            new NotificationTestSupport.OrderingHandler(seg.mapping(), iterations * senders, senders);
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        inbox.onNotificationInline(handler);
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (int s = 0; s < senders; s++) {
+            int sender = s;
+            ContextThread t = open("sender" + s);
+            CmiMapping m = attach(t, seg.segment().id(), Set.of());
+            running.add(CompletableFuture.runAsync(
+                () -> t.run(c -> NotificationTestSupport.putThenNotify(m, iterations, sender, senders))));
+        }
+        CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        handler.awaitAllAndAssert();
+        assertEquals(0, inbox.size(), "a notification taken by an inline handler does not also wait in the inbox");
+    }
+
+    @Test
+    void shouldLetAnInlineHandlerCallTheNodeWithoutNestingAndPassOnToTheHandlerThread() throws Exception {
+        int count = 300;
+        ContextThread creator = open("creator");
+        ContextThread sender = open("sender");
+        Created seg = create(creator, PAGE);
+        CmiMapping m = attach(sender, seg.segment().id(), Set.of());
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        java.util.concurrent.atomic.AtomicInteger depth = new java.util.concurrent.atomic.AtomicInteger();
+        List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LinkedBlockingQueue<Long> inlineSeen = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<Long> laterSeen = new LinkedBlockingQueue<>();
+        inbox.onNotificationInline(n -> {
+            if (depth.incrementAndGet() != 1) {
+                failures.add("inline handlers nested at " + n.value());
+            }
+            try {
+                // A call to the node from the reader thread: it reads its own reply.
+                if (creator.context().segStatus(seg.segment()).segSz() != PAGE) {
+                    failures.add("segStatus answered a wrong size");
+                }
+                inlineSeen.add(n.value());
+            } finally {
+                depth.decrementAndGet();
+            }
+        });
+        inbox.onNotification(n -> laterSeen.add(n.value()));
+        sender.run(c -> {
+            for (int i = 0; i < count; i++) {
+                Notifications.notify(m, 0, i);
+            }
+        });
+        for (long i = 0; i < count; i++) {
+            assertEquals(Long.valueOf(i), inlineSeen.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "inline, in order");
+            assertEquals(Long.valueOf(i), laterSeen.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "then the handler thread");
+        }
+        assertEquals(List.of(), failures);
+        assertEquals(0, inbox.size());
+        // The creator's own calls still get their replies while inline handlers ran.
+        creator.run(c -> assertEquals(PAGE, c.segFromId(seg.segment().id()).size()));
+    }
+
+    @Test
     void shouldQueueNotificationsAgainOnceTheLastHandlerIsRemoved() throws Exception {
         ContextThread creator = open("creator");
         ContextThread sender = open("sender");

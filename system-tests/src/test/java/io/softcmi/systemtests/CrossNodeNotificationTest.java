@@ -77,9 +77,14 @@ class CrossNodeNotificationTest {
     }
 
     private static Shared share(ContextThread creator, long size) {
+        return share(creator, size, Set.of());
+    }
+
+    /** As {@link #share(ContextThread, long)}, exported with {@code attrs}. */
+    private static Shared share(ContextThread creator, long size, Set<io.softcmi.cmi.ExportAttr> attrs) {
         return creator.call(c -> {
             CmiSegment s = c.segGet(size, Set.of());
-            return new Shared(s, c.segAt(s, Set.of()), c.segExp(s, Set.of()).toBytes());
+            return new Shared(s, c.segAt(s, Set.of()), c.segExp(s, attrs).toBytes());
         });
     }
 
@@ -124,6 +129,73 @@ class CrossNodeNotificationTest {
         Notifications.inbox(creator.context()).onNotification(handler);
         sender.run(c -> NotificationTestSupport.putThenNotify(m, iterations, 0, 1));
         handler.awaitAllAndAssert();
+    }
+
+    @Test
+    void shouldSeeEveryRemoteStoreOfPutAndNotifyBeforeItsNotification() throws Exception {
+        int iterations = 1000;
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE * 2, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)); // uncached: one round trip
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        NotificationTestSupport.OrderingHandler handler =
+            new NotificationTestSupport.OrderingHandler(s.mapping(), iterations, 1);
+        Notifications.inbox(creator.context()).onNotification(handler);
+        sender.run(c -> NotificationTestSupport.putAndNotify(m, iterations, 0, 1));
+        handler.awaitAllAndAssert();
+    }
+
+    @Test
+    void shouldDeliverNoNotificationWhenTheStoreOfPutAndNotifyFails() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
+        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+        sender.run(c -> Notifications.putAndNotify(m, 16, word, 0, 7));
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        takeOne(inbox, s.segment(), 0, 7);
+        assertEquals(42L, (long) creator.<Long>call(c -> s.mapping().getLong(16)), "the data landed before the notification");
+
+        creator.run(c -> c.tokDel(CmiToken.fromBytes(tokenBytes)));
+        sender.run(c -> {
+            CmiAccessException e = assertThrows(CmiAccessException.class, () -> Notifications.putAndNotify(m, 24, word, 0, 8));
+            assertEquals(CmiAccessError.TOKEN, e.accessError(), "the store is refused with the deleted token");
+        });
+        assertNull(inbox.take(Duration.ofMillis(200)), "no notification about a store that failed");
+        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(24)), "nothing was stored");
+    }
+
+    @Test
+    void shouldDropANotifyFlaggedAfterOkWhenTheRequestBeforeItFailed() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        Shared s = share(creator, PAGE);
+        byte[] good = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
+        byte[] readOnly = token(creator, s, EnumSet.of(Access.READ));
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        byte[] ticket = RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(nodeB));
+        byte notify = io.softcmi.wire.DataProtocol.OP_NOTIFY;
+        byte put = io.softcmi.wire.DataProtocol.OP_PUT;
+        byte afterOk = io.softcmi.wire.DataProtocol.FLAG_AFTER_OK;
+        try (RawDataClient raw = RawDataClient.open(ClusterNodes.port(nodeA), ticket, cluster.clusterKey())) {
+            assertEquals(0, raw.request(put, s.segment().id(), good, 0, 8, 0, new byte[8]).status());
+            assertEquals(0, raw.request(notify, afterOk, s.segment().id(), good, 0, 1, 0, new byte[0]).status(),
+                "after a store that succeeded");
+            takeOne(inbox, s.segment(), 0, 1);
+
+            int refused = raw.request(put, s.segment().id(), readOnly, 0, 8, 0, new byte[8]).status();
+            assertTrue(refused != 0, "a store through a read-only token fails");
+            assertEquals(refused, raw.request(notify, afterOk, s.segment().id(), good, 0, 2, 0, new byte[0]).status(),
+                "the flagged notification answers the failed store's status");
+            assertNull(inbox.take(Duration.ofMillis(200)), "and is not delivered");
+
+            raw.request(put, s.segment().id(), readOnly, 0, 8, 0, new byte[8]);
+            assertEquals(0, raw.request(notify, s.segment().id(), good, 0, 3, 0, new byte[0]).status(),
+                "without the flag a notification does not depend on the request before it");
+            takeOne(inbox, s.segment(), 0, 3);
+        }
     }
 
     @Test

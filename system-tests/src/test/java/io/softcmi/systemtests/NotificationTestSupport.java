@@ -99,6 +99,17 @@ final class NotificationTestSupport {
         }
     }
 
+    /** As {@link #putThenNotify}, with each store and its notification in one {@code Notifications.putAndNotify}. */
+    static void putAndNotify(CmiMapping m, int iterations, int sender, int senders) {
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        for (int i = 0; i < iterations; i++) {
+            long v = (long) i * senders + sender;
+            long slot = 8 * v;
+            word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, v);
+            Notifications.putAndNotify(m, slot, word, slot, v);
+        }
+    }
+
     /** Takes one notification and checks it. */
     static Notification takeOne(NotificationInbox inbox, CmiSegment expectedSegment, long offset, long value)
             throws InterruptedException {

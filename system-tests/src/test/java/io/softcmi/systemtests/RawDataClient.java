@@ -173,9 +173,22 @@ final class RawDataClient implements AutoCloseable {
      */
     Reply request(byte op, long segmentId, long tokenId, long secretHi, long secretLo, long offset, long a, long b,
             byte[] payload) throws IOException {
+        return request(op, (byte) 0, segmentId, tokenId, secretHi, secretLo, offset, a, b, payload);
+    }
+
+    /** As {@link #request(byte, long, byte[], long, long, long, byte[])} with the request's flags byte set. */
+    Reply request(byte op, byte flags, long segmentId, byte[] token, long offset, long a, long b, byte[] payload)
+            throws IOException {
+        TokenImpl t = (TokenImpl) CmiToken.fromBytes(token);
+        return request(op, flags, segmentId, t.tokenId(), t.secretHi(), t.secretLo(), offset, a, b, payload);
+    }
+
+    private Reply request(byte op, byte flags, long segmentId, long tokenId, long secretHi, long secretLo, long offset,
+            long a, long b, byte[] payload) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER + payload.length).order(ByteOrder.LITTLE_ENDIAN);
         long id = ++nextRequestId;
         DataProtocol.writeRequest(buf, op, id, segmentId, tokenId, secretHi, secretLo, offset, a, b, payload.length);
+        buf.put(5, flags);
         buf.put(payload);
         if (!send(buf.array())) {
             return null;

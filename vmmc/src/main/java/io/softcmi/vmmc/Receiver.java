@@ -13,9 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The receiving side: the process's exports by CMI segment id, and the delivery of messages.
  * Every message a sender puts into a receive buffer's segment is followed by a segment
- * notification (on the same mapping and thread, so it arrives after the data). The notification
- * handler thread of the context ({@code io.softcmi.cmi.notify}) runs {@link #onNotification}
- * one at a time: it copies the message's words from the segment into the exported user buffer
+ * notification (on the same mapping and thread, so it arrives after the data). The context's
+ * control reader thread runs {@link #onNotification} as an inline notification handler
+ * ({@code io.softcmi.cmi.notify}), one at a time: it copies the message's words from the segment into the exported user buffer
  * (or, for a posted redirection, into the user's redirection buffer), records DataEnd, and then
  * runs the buffer's VMMC handler unless notifications are blocked, in which case the call is
  * queued and run, in order, when they are unblocked.
@@ -33,7 +33,7 @@ final class Receiver {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by gate
     private int userBlocks; // guarded by gate
     private volatile Thread handlerThread;
-    private boolean inHandler; // handler thread only
+    private boolean inHandler; // the thread that runs handlers (the control reader) only
     private final long wakeSegment;
 
     Receiver(long wakeSegment) {
@@ -130,7 +130,7 @@ final class Receiver {
         dst.set(ValueLayout.JAVA_INT_UNALIGNED, (dstWord + n - 1) * 4, m.getInt((to - 1) * 4));
     }
 
-    /** Runs queued handler calls while notifications are not blocked (handler thread only). */
+    /** Runs queued handler calls while notifications are not blocked (on the thread that runs handlers). */
     private void drain() {
         gate.lock();
         try {

@@ -48,8 +48,9 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
     /** Puts the words, then the delivery notification, on the calling thread (so it arrives after them). */
     void send(boolean notify) {
         try {
-            imp.mapping.put(offset, local.asSlice(0, nwords * Vmmc.WORD));
-            Notifications.notify(imp.mapping, 0, Receiver.encode(offset / Vmmc.WORD, nwords, notify));
+            // One round trip to a remote home for a message of up to 1 MiB.
+            Notifications.putAndNotify(imp.mapping, offset, local.asSlice(0, nwords * Vmmc.WORD), 0,
+                Receiver.encode(offset / Vmmc.WORD, nwords, notify));
         } catch (RuntimeException e) {
             if (e instanceof VmmcException v) {
                 throw v;

@@ -62,7 +62,9 @@ public final class Vmmc implements AutoCloseable {
         this.wakeMapping = ctx.segAt(wake, Set.of());
         this.receiver = new Receiver(wake.id());
         this.destSpace = new DestSpace();
-        Notifications.inbox(ctx).onNotification(receiver::onNotification);
+        // Inline: the copy and the VMMC handler run where the notice is read, with no hand-over
+        // to another thread (the manual's handlers must not block, as inline handlers must not).
+        Notifications.inbox(ctx).onNotificationInline(receiver::onNotification);
         if (session.fixedPid() > 0) {
             directory.register(session.me().name(), session.fixedPid());
             session.pid(session.fixedPid());

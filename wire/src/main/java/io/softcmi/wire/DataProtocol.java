@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
  * request (client to home), 64-byte header then payload:
  *   0  int   frame length (bytes after this field)
  *   4  byte  op            (HELLO, GET, PUT, CAS, NOTIFY, PROOF, FILL, DIFF, ACQUIRE)
- *   5  byte  flags         (0)
+ *   5  byte  flags         (0, or FLAG_AFTER_OK on a NOTIFY)
  *   6  short reserved
  *   8  long  request id
  *  16  long  home segment id
@@ -63,6 +63,13 @@ public final class DataProtocol {
      * every earlier request of the same connection.
      */
     public static final byte OP_NOTIFY = 5;
+    /**
+     * Request flag of an {@link #OP_NOTIFY}: deliver it only if the request served just before
+     * it on this connection succeeded, else answer that request's status and drop it. A store
+     * and its notification sent back to back (one round trip, {@code Notifications.putAndNotify})
+     * thus never notify about data that did not land.
+     */
+    public static final byte FLAG_AFTER_OK = 1;
     /** Bytes of request header. */
     public static final int REQUEST_HEADER = 72;
     /** Bytes of reply header. */

@@ -38,7 +38,8 @@ import java.util.concurrent.TimeUnit;
  * measured with both contexts on node 1 (the local path, through the daemon) and with A on
  * node 1 and B on node 2 (the remote path, {@code OP_NOTIFY} to the home), against, in the same
  * run, a raw Java TCP ping-pong of 32-byte messages with both ends polling non-blocking sockets,
- * the peer in another process.
+ * the peer in another process. Both paths are measured again with B's handler registered
+ * inline ({@code onNotificationInline}: it runs on B's control reader thread).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.NotificationBenchmark [OPS]
@@ -74,8 +75,10 @@ public final class NotificationBenchmark {
                     "--shm-dir", "/dev/shm/softcmi-nbench-" + ProcessHandle.current().pid() + "-" + n));
             }
             long[] raw = rawPingPong(ops, children);
-            long[] local = roundTrips(ops, dir.resolve("n1"), dir.resolve("n1"), threads, contexts);
-            long[] remote = roundTrips(ops, dir.resolve("n1"), dir.resolve("n2"), threads, contexts);
+            long[] local = roundTrips(ops, dir.resolve("n1"), dir.resolve("n1"), threads, contexts, false);
+            long[] remote = roundTrips(ops, dir.resolve("n1"), dir.resolve("n2"), threads, contexts, false);
+            long[] localInline = roundTrips(ops, dir.resolve("n1"), dir.resolve("n1"), threads, contexts, true);
+            long[] remoteInline = roundTrips(ops, dir.resolve("n1"), dir.resolve("n2"), threads, contexts, true);
             StringBuilder out = new StringBuilder();
             out.append(String.format(Locale.ROOT, "%nnotification round trip (A notifies B, B's handler notifies A back, "
                 + "A takes), %d round trips each (after %d warm-up)%n", ops, ops / 2));
@@ -83,6 +86,8 @@ public final class NotificationBenchmark {
             row(out, "raw TCP ping-pong (" + RAW_MESSAGE + " B, polling)", raw, raw);
             row(out, "notify round trip, one daemon (local)", local, raw);
             row(out, "notify round trip, two daemons (remote)", remote, raw);
+            row(out, "  the same, B's handler inline (local)", localInline, raw);
+            row(out, "  the same, B's handler inline (remote)", remoteInline, raw);
             System.out.println(out);
         } finally {
             for (int i = contexts.size() - 1; i >= 0; i--) {
@@ -145,12 +150,17 @@ public final class NotificationBenchmark {
     }
 
     private static long[] roundTrips(int ops, Path nodeA, Path nodeB, List<ExecutorService> threads,
-            List<CmiContext> contexts) throws Exception {
+            List<CmiContext> contexts, boolean inline) throws Exception {
         Ctx a = open(nodeA, threads, contexts);
         Ctx b = open(nodeB, threads, contexts);
         CmiMapping aToB = shareWith(b, a);
         CmiMapping bToA = shareWith(a, b);
-        Notifications.inbox(b.context()).onNotification(n -> Notifications.notify(bToA, 0, n.value()));
+        java.util.function.Consumer<Notification> answer = n -> Notifications.notify(bToA, 0, n.value());
+        if (inline) {
+            Notifications.inbox(b.context()).onNotificationInline(answer);
+        } else {
+            Notifications.inbox(b.context()).onNotification(answer);
+        }
         NotificationInbox inboxA = Notifications.inbox(a.context());
         return a.call(() -> {
             int total = ops + ops / 2;

@@ -284,6 +284,11 @@ final class ContextImpl implements CmiContext {
         return notifications;
     }
 
+    /** This context sent a notification: its reader may poll for the answer ({@link NodeChannel#expectNotice}). */
+    void expectNotice() {
+        channel.expectNotice();
+    }
+
     /** Sends a one-way control message (a local notification). */
     void sendOneWay(ControlMessage message) {
         channel.sendOneWay(message);

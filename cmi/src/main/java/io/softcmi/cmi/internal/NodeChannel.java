@@ -28,9 +28,14 @@ import java.util.function.Consumer;
  * polling the socket for a {@link PollBudget} (a reply usually comes within microseconds), and
  * so pays no thread wake-up; frames that arrive while no caller reads (notices, or a reply
  * whose caller stopped polling) are read by a background reader thread blocked in a selector.
- * Whoever reads completes replies and hands notices (events, shutdown) to the listener, all in
- * the order the node sent them. The connection's lifetime is the context's: when it closes, for
- * any reason, the node applies the lifetime rules of a process that exited.
+ * Whoever reads completes replies; notices (events, notifications, shutdown) are queued and
+ * handed to the listener by the reader thread alone, in the order the node sent them. So the
+ * listener always runs on one thread, and may run short work there directly (the notification
+ * extension's inline handlers). A call made by the listener itself (on the reader thread) reads
+ * its own reply and leaves the notices read meanwhile queued, so listeners never nest; a caller
+ * whose reply the reader is slow to read because a listener is running reads it itself. The
+ * connection's lifetime is the context's: when it closes, for any reason, the node applies the
+ * lifetime rules of a process that exited.
  */
 public final class NodeChannel implements AutoCloseable {
     /** Name of the control socket in a node directory. */
@@ -38,6 +43,10 @@ public final class NodeChannel implements AutoCloseable {
     private static final long REPLY_TIMEOUT_SECONDS = 60;
     /** Longest a caller polls for its reply. */
     private static final long MAX_POLL_NANOS = 50_000;
+    /** While the listener runs, a caller waiting for its reply tries to read it itself this often. */
+    private static final long LISTENER_BUSY_NANOS = 1_000_000;
+    /** Otherwise it re-checks whether the listener became busy this often. */
+    private static final long IDLE_RECHECK_NANOS = 20_000_000;
 
     private final SocketChannel channel;
     private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
@@ -50,6 +59,13 @@ public final class NodeChannel implements AutoCloseable {
     private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
     /** Guarded by {@link #readLock}. */
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** When the reader polls for an answer to a notification this process sent. */
+    private final NoticeSpin spin = new NoticeSpin();
+    /** Set while the reader thread runs the listener (it does not read meanwhile). */
+    private volatile boolean delivering;
     private volatile Consumer<ControlMessage> noticeListener = m -> { };
     private volatile Runnable closeListener = () -> { };
     private volatile String closedReason;
@@ -90,7 +106,7 @@ public final class NodeChannel implements AutoCloseable {
     /**
      * Sets who hears notices; the node sends none before the session's Hello is answered.
      *
-     * @param onNotice receives events and shutdown notices, on the reader thread
+     * @param onNotice receives events and shutdown notices, on the reader thread (always the same thread)
      * @param onClose runs once when the connection ends
      */
     public void listen(Consumer<ControlMessage> onNotice, Runnable onClose) {
@@ -187,8 +203,12 @@ public final class NodeChannel implements AutoCloseable {
             } finally {
                 writeLock.unlock();
             }
-            pollForReply(reply);
-            return reply.get(REPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (Thread.currentThread() == reader) {
+                readOwnReply(reply); // called by the listener: nobody else would read it
+            } else {
+                pollForReply(reply);
+            }
+            return awaitReply(reply);
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
         } catch (ExecutionException e) {
@@ -200,6 +220,57 @@ public final class NodeChannel implements AutoCloseable {
             throw Errors.fail(CmiError.INIT, "interrupted waiting for the node");
         } finally {
             pending.remove(id);
+        }
+    }
+
+    /**
+     * Waits for a reply; while the reader thread is busy running the listener, reads for itself
+     * now and then instead of waiting for it.
+     */
+    private ControlMessage awaitReply(CompletableFuture<ControlMessage> reply)
+            throws IOException, InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new TimeoutException();
+            }
+            try {
+                return reply.get(Math.min(left, delivering ? LISTENER_BUSY_NANOS : IDLE_RECHECK_NANOS), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (delivering && readLock.tryLock()) {
+                    try {
+                        while (frames.fill(channel) > 0) {
+                            dispatchAvailable();
+                        }
+                    } catch (WireFormatException w) {
+                        throw new IOException(w.getMessage(), w);
+                    } finally {
+                        readLock.unlock();
+                        selector.wakeup(); // notices we queued: the reader may just have finished delivering
+                    }
+                }
+            }
+        }
+    }
+
+    /** The listener (on the reader thread) made a call: read until its reply, queueing notices. */
+    private void readOwnReply(CompletableFuture<ControlMessage> reply) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
+        readLock.lock();
+        try {
+            while (!reply.isDone() && System.nanoTime() - deadline < 0) {
+                if (frames.fill(channel) > 0) {
+                    dispatchAvailable();
+                    continue;
+                }
+                selector.select(10);
+                selector.selectedKeys().clear();
+            }
+        } catch (WireFormatException e) {
+            throw new IOException(e.getMessage(), e);
+        } finally {
+            readLock.unlock();
         }
     }
 
@@ -253,13 +324,13 @@ public final class NodeChannel implements AutoCloseable {
         }
     }
 
-    /** Hands every complete frame read so far to its caller or the notice listener. Under {@link #readLock}. */
+    /** Completes the replies among the frames read so far and queues the notices. Under {@link #readLock}. */
     private void dispatchAvailable() {
         Frame frame;
         while ((frame = frames.next()) != null) {
             ControlMessage message = MessageType.decode(frame);
             if (frame.correlationId() == 0) {
-                noticeListener.accept(message);
+                notices.add(message); // the reader thread hands it over (see deliverNotices)
             } else {
                 CompletableFuture<ControlMessage> f = pending.get(frame.correlationId());
                 if (f != null) {
@@ -274,16 +345,22 @@ public final class NodeChannel implements AutoCloseable {
         String reason = "node closed the connection";
         try {
             while (channel.isOpen()) {
-                selector.select();
-                selector.selectedKeys().clear();
-                readLock.lock(); // waits while a caller polls
-                try {
-                    while (frames.fill(channel) > 0) {
-                        dispatchAvailable();
+                if (notices.isEmpty() && !pollForNotices()) {
+                    selector.select(); // a caller that queued notices, or a sender expecting an answer, wakes it
+                    selector.selectedKeys().clear();
+                    readLock.lock(); // waits while a caller polls
+                    try {
+                        while (frames.fill(channel) > 0) {
+                            dispatchAvailable();
+                        }
+                    } finally {
+                        readLock.unlock();
                     }
-                } finally {
-                    readLock.unlock();
+                    if (!notices.isEmpty()) {
+                        spin.arrived(false);
+                    }
                 }
+                deliverNotices();
             }
         } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
             reason = e.getMessage() == null ? "node closed the connection" : e.getMessage();
@@ -293,6 +370,71 @@ public final class NodeChannel implements AutoCloseable {
             pending.values().forEach(f -> f.completeExceptionally(cause));
             closeQuietly();
             closeListener.run();
+        }
+    }
+
+    /**
+     * Polls the socket for notices while the answer window of a notification this process sent
+     * is open ({@link NoticeSpin}), instead of parking in the selector.
+     *
+     * @return true if notices arrived meanwhile; false to park
+     */
+    private boolean pollForNotices() throws IOException {
+        long until = spin.pollUntil();
+        if (until == 0 || !PollBudget.startPolling()) {
+            return false;
+        }
+        try {
+            long previous = System.nanoTime();
+            while (channel.isOpen()) {
+                if (readLock.tryLock()) {
+                    try {
+                        while (frames.fill(channel) > 0) {
+                            dispatchAvailable();
+                        }
+                    } finally {
+                        readLock.unlock();
+                    }
+                }
+                if (!notices.isEmpty()) {
+                    spin.polled(true);
+                    spin.arrived(true);
+                    return true;
+                }
+                long now = System.nanoTime();
+                if (now - until >= 0 || !PollBudget.stillScheduled(previous, now)) {
+                    break;
+                }
+                previous = now;
+                Thread.onSpinWait();
+            }
+            spin.polled(false);
+            return false;
+        } finally {
+            PollBudget.endPolling();
+        }
+    }
+
+    /**
+     * A notification was sent: its answer may come soon, so the reader polls for a while
+     * ({@link NoticeSpin}) rather than parks, if polling has been paying.
+     */
+    public void expectNotice() {
+        if (spin.expect()) {
+            selector.wakeup();
+        }
+    }
+
+    /** Hands the queued notices to the listener, in order (reader thread only; a call the listener makes only queues more). */
+    private void deliverNotices() {
+        ControlMessage m;
+        delivering = true;
+        try {
+            while ((m = notices.poll()) != null) {
+                noticeListener.accept(m);
+            }
+        } finally {
+            delivering = false;
         }
     }
 

@@ -66,11 +66,16 @@ final class NotificationDispatcher implements Runnable {
             return;
         }
         for (Consumer<Notification> h : handlers) {
-            try {
-                h.accept(n);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "notification handler failed on " + n, e);
-            }
+            runHandler(h, n);
+        }
+    }
+
+    /** Runs one handler on one notification; its exception is logged. */
+    static void runHandler(Consumer<Notification> h, Notification n) {
+        try {
+            h.accept(n);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "notification handler failed on " + n, e);
         }
     }
 }

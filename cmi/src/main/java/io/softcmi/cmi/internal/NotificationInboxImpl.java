@@ -9,13 +9,17 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
 /**
- * A context's {@link NotificationInbox}. The control reader thread {@link #deliver delivers};
- * a notification goes to the {@link NotificationDispatcher} if a handler is registered at that
- * moment, else into the queue for {@link #poll}/{@link #take}.
+ * A context's {@link NotificationInbox}. The control reader thread {@link #deliver delivers}:
+ * it runs the inline handlers itself, then hands the notification to the
+ * {@link NotificationDispatcher} if a handler is registered at that moment, else (if there is
+ * no inline handler either) into the queue for {@link #poll}/{@link #take}.
  */
 final class NotificationInboxImpl implements NotificationInbox {
     private final LinkedBlockingQueue<Notification> waiting = new LinkedBlockingQueue<>();
     private final CopyOnWriteArrayList<Consumer<Notification>> handlers = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Consumer<Notification>> inline = new CopyOnWriteArrayList<>();
+    /** The reader thread was associated with the context (reader thread only). */
+    private boolean readerBound;
     private final ContextImpl context;
     private NotificationDispatcher dispatcher;
     private volatile long lastArrival;
@@ -28,13 +32,22 @@ final class NotificationInboxImpl implements NotificationInbox {
     /** Called on the control reader thread, in the order the node sent the notices. */
     void deliver(Notification n) {
         lastArrival = System.nanoTime();
+        boolean ranInline = false;
+        for (Consumer<Notification> h : inline) {
+            if (!readerBound) {
+                context.bindHandlerThread();
+                readerBound = true;
+            }
+            NotificationDispatcher.runHandler(h, n);
+            ranInline = true;
+        }
         NotificationDispatcher d;
         synchronized (this) {
             d = handlers.isEmpty() ? null : dispatcher;
         }
         if (d != null) {
             d.enqueue(n);
-        } else {
+        } else if (!ranInline) {
             waiting.add(n);
         }
     }
@@ -72,8 +85,17 @@ final class NotificationInboxImpl implements NotificationInbox {
     }
 
     @Override
+    public synchronized void onNotificationInline(Consumer<Notification> handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (closed) {
+            throw Errors.fail(io.softcmi.cmi.CmiError.INVAL, "context is finalized");
+        }
+        inline.add(handler);
+    }
+
+    @Override
     public boolean removeHandler(Consumer<Notification> handler) {
-        return handlers.remove(handler);
+        return handlers.remove(handler) | inline.remove(handler);
     }
 
     @Override

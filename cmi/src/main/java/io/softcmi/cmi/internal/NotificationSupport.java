@@ -39,9 +39,36 @@ public final class NotificationSupport {
                 // The sender's earlier stores are in the shared mapping already; the socket write
                 // that carries this message orders them before the creator reads it.
                 m.context.sendOneWay(new ControlMessage.Notify(m.segmentId, offset, value));
+                m.context.expectNotice();
             }
-            case RemoteMapping m -> m.sendNotification(offset, value);
+            case RemoteMapping m -> {
+                m.sendNotification(offset, value);
+                m.context.expectNotice();
+            }
             default -> throw Errors.fail(CmiError.INVAL, "not a mapping made by softcmi: " + mapping);
+        }
+    }
+
+    /**
+     * Stores {@code src} at {@code offset}, then sends a notification (see
+     * {@code Notifications.putAndNotify}): one round trip to the home for an uncached import.
+     *
+     * @param mapping a local or remote mapping made by this library
+     * @param offset where the data goes
+     * @param src the data
+     * @param notifyOffset the notification's offset
+     * @param value the notification's value
+     */
+    public static void putAndSend(CmiMapping mapping, long offset, java.lang.foreign.MemorySegment src, long notifyOffset,
+            long value) {
+        Errors.checkNotNull(mapping, "mapping");
+        Errors.checkNotNull(src, "src");
+        if (mapping instanceof RemoteMapping m) {
+            m.putThenNotify(offset, src, notifyOffset, value);
+            m.context.expectNotice();
+        } else {
+            mapping.put(offset, src);
+            send(mapping, notifyOffset, value);
         }
     }
 

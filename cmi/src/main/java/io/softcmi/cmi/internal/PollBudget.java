@@ -63,6 +63,11 @@ public final class PollBudget {
         return 0;
     }
 
+    /** @return whether a waiter would poll now without probing: polling is on, has been paying, and cores are free */
+    public boolean paying() {
+        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended();
+    }
+
     /**
      * Records how a poll ended.
      *
@@ -123,6 +128,30 @@ public final class PollBudget {
     /** Ends a poll that {@link #startPolling()} allowed. */
     public static void endPolling() {
         POLLERS.decrementAndGet();
+    }
+
+    /** How often {@link #idleCore()} samples the system load. */
+    static final long LOAD_SAMPLE_NANOS = 100_000_000;
+    private static volatile long loadSampledAt = System.nanoTime() - LOAD_SAMPLE_NANOS;
+    private static volatile boolean idleCore;
+
+    /**
+     * Whether the machine has a core to spare for a long poll: its load average (runnable
+     * threads, over the last minute) is below the number of cores minus one, sampled at most
+     * every {@link #LOAD_SAMPLE_NANOS}. Stricter than the preemption test of
+     * {@link #stillScheduled}, which notices busy cores only once a poll loop was descheduled;
+     * for polls that may last a whole round trip ({@code NoticeSpin}).
+     *
+     * @return true if a core looks idle (false where the load is unknown)
+     */
+    public static boolean idleCore() {
+        long now = System.nanoTime();
+        if (now - loadSampledAt >= LOAD_SAMPLE_NANOS) {
+            loadSampledAt = now;
+            double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+            idleCore = load >= 0 && load < Runtime.getRuntime().availableProcessors() - 1;
+        }
+        return idleCore;
     }
 
     /** @return whether pollers in this JVM are backing off because the cores are busy */

@@ -16,18 +16,44 @@ import java.nio.channels.SocketChannel;
  * <p>Used by one reading thread at a time (the daemon's session thread, the client's reader
  * thread); writers of the same socket may run meanwhile and simply see non-blocking mode for a
  * few microseconds (they loop until their buffer is written).
+ *
+ * <p>A socket kept in non-blocking mode ({@link #PollingReader(SocketChannel, ReadyWait)}, the
+ * node's control sockets) is never switched: after the poll the reader waits through the given
+ * {@link ReadyWait} instead of a blocking read.
  */
 public final class PollingReader implements ReadableByteChannel {
     /** Longest a control-path reader polls. */
     public static final long MAX_POLL_NANOS = 50_000;
     private final SocketChannel channel;
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    private final ReadyWait readyWait;
+
+    /** Waits until a non-blocking socket has something to read. */
+    @FunctionalInterface
+    public interface ReadyWait {
+        /**
+         * Returns when the socket is readable (or closed), parking meanwhile.
+         *
+         * @throws IOException if the socket or the waiting mechanism closed
+         */
+        void awaitReadable() throws IOException;
+    }
 
     /**
      * @param channel a socket in blocking mode
      */
     public PollingReader(SocketChannel channel) {
         this.channel = channel;
+        this.readyWait = null;
+    }
+
+    /**
+     * @param channel a socket in non-blocking mode, which stays so
+     * @param readyWait how to wait for it to become readable
+     */
+    public PollingReader(SocketChannel channel, ReadyWait readyWait) {
+        this.channel = channel;
+        this.readyWait = java.util.Objects.requireNonNull(readyWait, "readyWait");
     }
 
     @Override
@@ -36,7 +62,9 @@ public final class PollingReader implements ReadableByteChannel {
         long limit = budget.budget();
         if (limit > 0 && PollBudget.startPolling()) {
             try {
-                channel.configureBlocking(false);
+                if (readyWait == null) {
+                    channel.configureBlocking(false);
+                }
                 try {
                     long previous = start;
                     while (true) {
@@ -54,15 +82,25 @@ public final class PollingReader implements ReadableByteChannel {
                         Thread.onSpinWait();
                     }
                 } finally {
-                    channel.configureBlocking(true);
+                    if (readyWait == null) {
+                        channel.configureBlocking(true);
+                    }
                 }
             } finally {
                 PollBudget.endPolling();
             }
         }
-        int n = channel.read(dst);
+        int n = readyWait == null ? channel.read(dst) : readWaiting(dst);
         if (limit == 0) {
             budget.blocked(System.nanoTime() - start); // would a poll have caught it?
+        }
+        return n;
+    }
+
+    private int readWaiting(ByteBuffer dst) throws IOException {
+        int n;
+        while ((n = channel.read(dst)) == 0) {
+            readyWait.awaitReadable();
         }
         return n;
     }

@@ -91,6 +91,8 @@ final class RemoteConnection implements AutoCloseable {
         byte[] detached;
         int status;
         long value;
+        /** Request flags ({@link DataProtocol#FLAG_AFTER_OK}). */
+        byte flags;
         /** A reply may carry fewer payload bytes than {@link #width} (ACQUIRE); their count lands in {@link #received}. */
         boolean upTo;
         int received;
@@ -256,6 +258,38 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /**
+     * Notification extension: a store and then a notification, in one round trip when the store
+     * fits one request. The two requests go out back to back (under the send lock, so no other
+     * thread's request comes between them) and the notification carries
+     * {@link DataProtocol#FLAG_AFTER_OK}: the home, serving a connection's requests in order,
+     * applies the store, then delivers the notification only if the store succeeded. A larger
+     * store is sent as by {@link #put} and the notification after its replies.
+     *
+     * @return the store's status if it failed, else the notification's (as for get)
+     */
+    int putThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
+            long deadline) {
+        long length = src.byteSize();
+        if (length == 0 || length > DataProtocol.MAX_PAYLOAD) {
+            int status = put(segmentId, token, offset, src, length, deadline);
+            return status != 0 ? status : notification(segmentId, token, notifyOffset, value, deadline);
+        }
+        Call store = new Call();
+        Call notice = new Call();
+        notice.flags = DataProtocol.FLAG_AFTER_OK;
+        sendLock.lock();
+        try {
+            sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, length, 0, src, deadline);
+            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, 0, null, deadline - System.nanoTime());
+        } finally {
+            sendLock.unlock();
+        }
+        await(store, deadline);
+        await(notice, deadline);
+        return store.status != 0 ? store.status : notice.status;
+    }
+
+    /**
      * Loads a 1, 2, 4 or 8-byte value (native byte order, as the memory holds it); the bits are
      * in {@link Call#value}, sign-extended from the value's width.
      */
@@ -319,6 +353,7 @@ final class RemoteConnection implements AutoCloseable {
             calls.put(c.id, c);
             DataProtocol.writeRequest(out, op, c.id, segmentId, token == null ? 0 : token.tokenId(),
                 token == null ? 0 : token.secretHi(), token == null ? 0 : token.secretLo(), offset, a, b, payload);
+            out.put(5, c.flags);
             if (small != null) {
                 out.put(small);
             } else if (payload > 0) {

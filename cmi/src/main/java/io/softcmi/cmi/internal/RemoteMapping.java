@@ -239,6 +239,29 @@ final class RemoteMapping implements CmiMapping {
         verdict(connection(off).notification(homeSegmentId, t, off, value, context.remoteDeadline()), off);
     }
 
+    /**
+     * Notification extension: {@link #put} then {@link #sendNotification}, in one round trip on
+     * an uncached import ({@link RemoteConnection#putThenNotify}); a cached import stores into its
+     * cache and then sends the notification as a release, as the two calls would.
+     */
+    void putThenNotify(long off, MemorySegment src, long notifyOffset, long value) {
+        if (cache != null) {
+            put(off, src);
+            sendNotification(notifyOffset, value);
+            return;
+        }
+        TokenImpl t = check(off, src.byteSize(), true);
+        check(notifyOffset, 8, true);
+        RemoteConnection c = connection(off);
+        if (c != connection(notifyOffset)) {
+            put(off, src);
+            sendNotification(notifyOffset, value);
+            return;
+        }
+        int status = c.putThenNotify(homeSegmentId, t, off, src, notifyOffset, value, context.remoteDeadline());
+        verdict(status, off);
+    }
+
     /** {@code cflush} of the line holding {@code off}: writes it back if dirty. @throws io.softcmi.cmi.CmiException STORE */
     void cflush(long off) {
         if (cache != null) {
