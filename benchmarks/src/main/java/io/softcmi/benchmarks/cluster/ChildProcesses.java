@@ -37,6 +37,12 @@ final class ChildProcesses {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.poll=" + poll));
         cmd.addAll(jvmOptions);
+        // Extra options for every child of one kind, e.g. a JFR recording to profile:
+        // -Dbench.daemonJvm="-XX:StartFlightRecording=filename=d.jfr" or -Dbench.childJvm=...
+        String extra = System.getProperty(daemon ? "bench.daemonJvm" : "bench.childJvm", "");
+        if (!extra.isBlank()) {
+            cmd.addAll(Arrays.asList(extra.strip().split("\\s+")));
+        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
         cmd.addAll(Arrays.asList(mainAndArgs));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
