@@ -45,6 +45,13 @@ public enum MessageType {
     /** {@link ControlMessage.PeerPing}. */ PEER_PING(45, ControlMessage.PeerPing::decode),
     /** {@link ControlMessage.PeerContextDown}. */ PEER_CONTEXT_DOWN(46, ControlMessage.PeerContextDown::decode),
     /** {@link ControlMessage.Goodbye} (one-way: no reply). */ GOODBYE(26, ControlMessage.Goodbye::decode),
+    /** {@link ControlMessage.ProcSpawn}. */ PROC_SPAWN(48, ControlMessage.ProcSpawn::decode),
+    /** {@link ControlMessage.ProcKill}. */ PROC_KILL(49, ControlMessage.ProcKill::decode),
+    /** {@link ControlMessage.ProcStatus}. */ PROC_STATUS(50, ControlMessage.ProcStatus::decode),
+    /** {@link ControlMessage.RegPut}. */ REG_PUT(51, ControlMessage.RegPut::decode),
+    /** {@link ControlMessage.RegGet}. */ REG_GET(52, ControlMessage.RegGet::decode),
+    /** {@link ControlMessage.RegDelete}. */ REG_DELETE(53, ControlMessage.RegDelete::decode),
+    /** {@link ControlMessage.RegNext}. */ REG_NEXT(54, ControlMessage.RegNext::decode),
 
     /** {@link ControlMessage.HelloReply}. */ HELLO_REPLY(64, ControlMessage.HelloReply::decode),
     /** {@link ControlMessage.Ok}. */ OK(65, ControlMessage.Ok::decode),
