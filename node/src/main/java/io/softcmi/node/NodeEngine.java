@@ -200,6 +200,10 @@ public final class NodeEngine {
                 return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
             }
         }
+        ControlMessage service = services(request);
+        if (service != null) {
+            return service;
+        }
         if (request instanceof ControlMessage.SegImport r) {
             // Talks to the home node: must not hold the lock across the network.
             try {
@@ -232,6 +236,29 @@ public final class NodeEngine {
      */
     void notifyLocal(ControlMessage.Notify n) {
         state.notifications.deliverLocal(n);
+    }
+
+    /**
+     * The process service and the node registry: their own locks, never the engine's (starting
+     * a process may take a while).
+     *
+     * @return the reply, or null if the request is not theirs
+     */
+    private ControlMessage services(ControlMessage request) {
+        try {
+            return switch (request) {
+                case ControlMessage.ProcSpawn r -> state.processes.spawn(r);
+                case ControlMessage.ProcKill r -> state.processes.kill(r);
+                case ControlMessage.ProcStatus r -> state.processes.status(r);
+                case ControlMessage.RegPut r -> state.registry.put(r);
+                case ControlMessage.RegGet r -> state.registry.get(r);
+                case ControlMessage.RegDelete r -> state.registry.delete(r);
+                case ControlMessage.RegNext r -> state.registry.next(r);
+                default -> null;
+            };
+        } catch (NodeException e) {
+            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+        }
     }
 
     private ControlMessage dispatch(Session s, ControlMessage request) {
@@ -471,9 +498,13 @@ public final class NodeEngine {
         return new ControlMessage.Ok();
     }
 
-    /** Stops the node: tells every process, then deletes every segment file. */
+    /**
+     * Stops the node: ends the processes it started for clients ({@link ProcessService}), tells
+     * every process, then deletes every segment file.
+     */
     public void shutdown() {
         monitor.close();
+        state.processes.shutdown();
         lock.lock();
         try {
             if (shutDown) {
