@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * The node daemons are the cluster server: {@code add} records the session (its hosts from
  * {@code VMMCHOSTS}) in the registry of every host's daemon; {@code run} has HOST's daemon
  * start PROGRAM (an executable file, relative to WORKDIR under the session's DRIVE, or else a
- * Java main class on this class path) as the lead of a new run group numbered by that daemon;
+ * Java main class on this class path) as the lead of a new run group (numbered by the daemon
+ * of the session's first host, so ids are unique in the session);
  * {@code kill} and {@code del} ask every host's daemon to end the session's processes. HOST's
  * daemon is found by its node directory in {@code VMMCHOSTS} ({@code NAME=NODE_DIR}), else
  * {@code SOFTCMI_NODE}; the other hosts' daemons by the session's hosts.
@@ -186,8 +187,12 @@ public final class CfgVmmc {
         } else {
             argv = RunControl.javaArgv(program, args);
         }
+        long run;
+        // Run groups are numbered by one daemon, the session's first host's, so they are unique in the session.
+        try (NodeServices first = NodeServices.open(Path.of(s.nodeDirs().values().iterator().next()), "cfgvmmc")) {
+            run = first.next(NodeServices.RUNS, s.name());
+        }
         try (NodeServices d = NodeServices.open(Path.of(nodeDir), "cfgvmmc")) {
-            long run = d.next(NodeServices.RUNS, s.name());
             RunControl.start(s.outDir(), s.name(), run, s.user());
             int pid = new Directory(s.share(), s.name()).registerNext(host);
             Map<String, String> vmmc = new LinkedHashMap<>();
