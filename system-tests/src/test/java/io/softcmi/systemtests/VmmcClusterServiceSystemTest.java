@@ -85,6 +85,7 @@ class VmmcClusterServiceSystemTest {
             String runs = awaitTable(n, "runs", spawnGroupExited);
             assertTrue(spawnGroupExited.test(runs), runs);
             String sessions = cmiadm(n, "sessions");
+            System.out.println("cmiadm sessions at " + n.directory() + ":\n" + sessions);
             assertTrue(sessions.matches("(?s).*\\btest +alice .*"), sessions);
         }
         assertTrue(Files.readString(outDir.resolve("VMMC_n3.1")).contains("spawn: level 0 on n3 pid 1 parent n2.1"));
