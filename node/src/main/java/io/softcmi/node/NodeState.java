@@ -48,7 +48,7 @@ final class NodeState {
     /** Creators of segments, for notifications (read without the lock). */
     final NotificationService notifications;
     /** Processes started for clients ({@code cmiadm runs}). */
-    final ProcessService processes = new ProcessService();
+    final ProcessService processes;
     /** Records and counters clients keep in the node ({@code cmiadm sessions}). */
     final NodeRegistry registry = new NodeRegistry();
     private long nextTokenId = 1;
@@ -70,6 +70,7 @@ final class NodeState {
     }
 
     NodeState(NodeConfig config, NodeAddressImpl address, ClusterKey clusterKey) {
+        this.processes = new ProcessService(config.directory() == null ? null : config.directory().toAbsolutePath().toString());
         this.config = config;
         this.address = address;
         this.clusterKey = clusterKey;

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * engine mechanism (VMMC's {@code cfgvmmc run} and {@code vmmc_Spawn} use it). The node starts
  * the process with {@link ProcessBuilder}, gives it a node-unique logical pid (1, 2, ...) and
  * keeps a record (group, logical pid, OS pid, name, command, state, exit code) that outlives the
- * client that asked; {@link ControlMessage.ProcKill} ends a group or one process,
+ * client that asked. The process's environment is the node's, with {@code SOFTCMI_NODE} set to
+ * the node's directory, then the request's additions. {@link ControlMessage.ProcKill} ends a group or one process,
  * {@code cmiadm runs} lists the records. At {@link #shutdown} the node ends every process it
  * started that still runs. Records of exited processes are kept, the oldest dropped beyond
  * {@link #MAX_EXITED}. Thread-safe (its own monitor; not under the engine's lock: starting a
@@ -28,8 +29,17 @@ final class ProcessService {
     static final int MAX_EXITED = 1024;
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final Map<Long, Record> records = new LinkedHashMap<>();
+    private final String nodeDirectory;
     private long nextPid = 1;
     private boolean shutDown;
+
+    /**
+     * @param nodeDirectory the node's directory: a started process gets it as {@code SOFTCMI_NODE}
+     *        unless the request sets that variable
+     */
+    ProcessService(String nodeDirectory) {
+        this.nodeDirectory = nodeDirectory;
+    }
 
     /** One started process. */
     private static final class Record {
@@ -65,6 +75,9 @@ final class ProcessService {
         }
         ProcessBuilder pb = new ProcessBuilder(r.argv());
         Map<String, String> env = pb.environment();
+        if (nodeDirectory != null) {
+            env.put("SOFTCMI_NODE", nodeDirectory);
+        }
         for (String e : r.env()) {
             int eq = e.indexOf('=');
             if (eq < 0) {

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ProcessServiceTest {
-    private final ProcessService service = new ProcessService();
+    private final ProcessService service = new ProcessService("/tmp/node-dir");
 
     @AfterEach
     void endAll() {
@@ -36,13 +36,13 @@ class ProcessServiceTest {
     void shouldRunACommandWithItsEnvironmentAndWorkingDirectoryAndRecordItsExitCode(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("out.log");
         long[] started = ((ControlMessage.LongsValue) service.spawn(new ControlMessage.ProcSpawn("g", "first",
-            List.of("/bin/sh", "-c", "echo $GREETING; pwd; exit 3"), List.of("GREETING=hello"), dir.toString(),
+            List.of("/bin/sh", "-c", "echo $GREETING; pwd; echo $SOFTCMI_NODE; exit 3"), List.of("GREETING=hello"), dir.toString(),
             log.toString(), log.toString()))).values();
         assertEquals(1, started[0]);
         assertTrue(started[1] > 0);
         long[] s = waitExited(1);
         assertEquals(3, s[2]);
-        assertEquals(List.of("hello", dir.toRealPath().toString()), Files.readAllLines(log));
+        assertEquals(List.of("hello", dir.toRealPath().toString(), "/tmp/node-dir"), Files.readAllLines(log));
         ControlMessage.Table t = service.table();
         assertEquals(List.of("g", "1", Long.toString(started[1]), "first", "exited", "3"), t.rows().getFirst().subList(0, 6));
     }

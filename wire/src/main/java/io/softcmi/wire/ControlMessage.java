@@ -14,6 +14,8 @@ import java.util.List;
 public sealed interface ControlMessage {
     /** Longest string field accepted from the wire. */
     int MAX_STRING = 4096;
+    /** Longest argument or environment entry of a {@link ProcSpawn} (class paths are long). */
+    int MAX_ARGUMENT = 1 << 17;
     /** Most list entries accepted from the wire. */
     int MAX_LIST = 1 << 16;
 
@@ -444,8 +446,8 @@ public sealed interface ControlMessage {
             w.putString(workDir).putString(stdout).putString(stderr);
         }
         static ProcSpawn decode(WireReader r) {
-            return new ProcSpawn(r.getString(MAX_STRING), r.getString(MAX_STRING), getStrings(r), getStrings(r),
-                r.getString(MAX_STRING), r.getString(MAX_STRING), r.getString(MAX_STRING));
+            return new ProcSpawn(r.getString(MAX_STRING), r.getString(MAX_STRING), getStrings(r, MAX_ARGUMENT),
+                getStrings(r, MAX_ARGUMENT), r.getString(MAX_STRING), r.getString(MAX_STRING), r.getString(MAX_STRING));
         }
     }
 
@@ -555,6 +557,49 @@ public sealed interface ControlMessage {
         public MessageType type() { return MessageType.REG_NEXT; }
         public void encode(WireWriter w) { w.putString(space).putString(key); }
         static RegNext decode(WireReader r) { return new RegNext(r.getString(MAX_STRING), r.getString(MAX_STRING)); }
+    }
+
+    /**
+     * Asks the node to pass a process-service or registry request ({@link ProcSpawn},
+     * {@link ProcKill}, {@link ProcStatus}, {@link RegPut}, {@link RegGet}, {@link RegDelete},
+     * {@link RegNext}, or {@link AdminList} of {@code sessions} or {@code runs}) to the peer
+     * daemon {@code node} over the authenticated peer connection, and answers the peer's reply.
+     * The peer serves it only if it allows peer processes ({@code cmid --peer-processes yes}).
+     * A {@code node} naming the node itself is served at once.
+     *
+     * <pre>
+     *  +---------------------------+-----------------+-----------------------------------+
+     *  | node (bytes: 32-bit len,  | type (32-bit:   | payload (bytes: 32-bit length,    |
+     *  | node address bytes)       | MessageType id) | the enclosed request's payload)   |
+     *  +---------------------------+-----------------+-----------------------------------+
+     * </pre>
+     *
+     * @param node the peer's node address bytes
+     * @param requestType the enclosed request's type id
+     * @param payload the enclosed request's payload
+     */
+    record Forward(byte[] node, int requestType, byte[] payload) implements ControlMessage {
+        /**
+         * Encloses a request.
+         *
+         * @param node the peer's node address bytes
+         * @param request the request
+         * @return the forward request
+         */
+        public static Forward of(byte[] node, ControlMessage request) {
+            WireWriter w = new WireWriter();
+            request.encode(w);
+            return new Forward(node, request.type().id(), w.toByteArray());
+        }
+
+        /** @return the enclosed request @throws WireFormatException if it does not decode */
+        public ControlMessage request() {
+            return MessageType.decode(new Frame(requestType, 0, 0, payload));
+        }
+
+        public MessageType type() { return MessageType.FORWARD; }
+        public void encode(WireWriter w) { w.putBytes(node).putInt(requestType).putBytes(payload); }
+        static Forward decode(WireReader r) { return new Forward(r.getBytes(MAX_STRING), r.getInt(), r.getBytes(1 << 20)); }
     }
 
     // ---- replies ----
@@ -783,9 +828,13 @@ public sealed interface ControlMessage {
     }
 
     private static List<String> getStrings(WireReader r) {
+        return getStrings(r, MAX_STRING);
+    }
+
+    private static List<String> getStrings(WireReader r, int maxBytes) {
         int n = r.getCount(MAX_LIST);
         List<String> out = new ArrayList<>(Math.min(n, 1024));
-        for (int i = 0; i < n; i++) { out.add(r.getString(MAX_STRING)); }
+        for (int i = 0; i < n; i++) { out.add(r.getString(maxBytes)); }
         return out;
     }
 

@@ -52,6 +52,7 @@ public enum MessageType {
     /** {@link ControlMessage.RegGet}. */ REG_GET(52, ControlMessage.RegGet::decode),
     /** {@link ControlMessage.RegDelete}. */ REG_DELETE(53, ControlMessage.RegDelete::decode),
     /** {@link ControlMessage.RegNext}. */ REG_NEXT(54, ControlMessage.RegNext::decode),
+    /** {@link ControlMessage.Forward}. */ FORWARD(55, ControlMessage.Forward::decode),
 
     /** {@link ControlMessage.HelloReply}. */ HELLO_REPLY(64, ControlMessage.HelloReply::decode),
     /** {@link ControlMessage.Ok}. */ OK(65, ControlMessage.Ok::decode),
