@@ -15,9 +15,11 @@ import java.util.concurrent.TimeUnit;
  * vmmc_Spawn: a new JVM running a main class of this class path, for a host of the session. The
  * child joins the same session with {@code VMMCHOST} set to the host, the pid the parent chose
  * (registered before the start, so the caller may import from it at once), {@code VMMCPARENT},
- * and {@code SOFTCMI_NODE} set to the host's node directory. Its output goes to
- * {@code VMMC_<host>.<pid>} in the output directory. When {@code VMMCHOSTS} names the host's node
- * directory, the host's daemon starts the child (its process service: the child joins the run
+ * and {@code SOFTCMI_NODE} set to the host's node directory (by the daemon that starts it). Its
+ * output goes to {@code VMMC_<host>.<pid>} in the output directory. When {@code VMMCHOSTS} names
+ * the host's node directory, or its node address ({@code HEX_NODE_ID@HOST:PORT}: then through
+ * this process's daemon, which forwards the request over its peer connection), the host's
+ * daemon starts the child (its process service: the child joins the run
  * group {@code SESSION/VMMCRUNGROUP}, or {@code SESSION/spawn}, outlives this process and is
  * listed by {@code cmiadm runs}); otherwise (no daemon: the embedded node) this process starts it.
  */
@@ -68,17 +70,18 @@ final class Spawner {
 
     private static long viaDaemon(Vmmc v, String nodeDir, String runGroup, List<String> cmd, Map<String, String> vmmc,
             VmmcNode node, int pid, Path log) {
+        String local = localNodeDir(v);
         String group = RunControl.group(v.session.name(), runGroup == null || runGroup.isBlank() ? "spawn" : runGroup.trim());
         long[] started;
-        try (NodeServices d = NodeServices.open(Path.of(nodeDir), "vmmc-spawn")) {
-            started = d.spawn(group, "VMMC_" + node.name() + "." + pid, cmd, RunControl.sessionEnv(vmmc, nodeDir), null, log);
+        try (NodeServices d = NodeServices.reach(nodeDir, local, "vmmc-spawn")) {
+            started = d.spawn(group, "VMMC_" + node.name() + "." + pid, cmd, RunControl.sessionEnv(vmmc), null, log);
         }
         long logical = started[0];
         v.children.add(new Child() {
             @Override
             public boolean waitFor(long nanos) throws InterruptedException {
                 long deadline = System.nanoTime() + nanos;
-                try (NodeServices d = NodeServices.open(Path.of(nodeDir), "vmmc-spawn")) {
+                try (NodeServices d = NodeServices.reach(nodeDir, local, "vmmc-spawn")) {
                     while (d.status(logical)[1] != 0) {
                         if (System.nanoTime() - deadline >= 0) {
                             return false;
@@ -93,7 +96,7 @@ final class Spawner {
 
             @Override
             public void kill() {
-                try (NodeServices d = NodeServices.open(Path.of(nodeDir), "vmmc-spawn")) {
+                try (NodeServices d = NodeServices.reach(nodeDir, local, "vmmc-spawn")) {
                     d.kill(group, logical);
                 } catch (RuntimeException daemonGone) {
                     // Nothing left to end.
@@ -101,6 +104,19 @@ final class Spawner {
             }
         });
         return started[1];
+    }
+
+    /** The daemon to forward through for a host given by node address: this process's node. */
+    private static String localNodeDir(Vmmc v) {
+        String p = System.getProperty("softcmi.node");
+        if (p != null && !p.isBlank()) {
+            return p;
+        }
+        String e = System.getenv("SOFTCMI_NODE");
+        if (e != null && !e.isBlank()) {
+            return e;
+        }
+        return v.session.nodeDir(v.session.me()).filter(l -> !NodeServices.isAddress(l)).orElse(null);
     }
 
     private static long locally(Vmmc v, List<String> cmd, Map<String, String> vmmc, Path log) throws IOException {

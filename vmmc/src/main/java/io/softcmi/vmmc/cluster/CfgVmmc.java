@@ -26,11 +26,15 @@ import java.util.stream.Stream;
  * The node daemons are the cluster server: {@code add} records the session (its hosts from
  * {@code VMMCHOSTS}) in the registry of every host's daemon; {@code run} has HOST's daemon
  * start PROGRAM (an executable file, relative to WORKDIR under the session's DRIVE, or else a
- * Java main class on this class path) as the lead of a new run group (numbered by the daemon
+ * Java main class on this class path, run with this {@code java}) as the lead of a new run group (numbered by the daemon
  * of the session's first host, so ids are unique in the session);
  * {@code kill} and {@code del} ask every host's daemon to end the session's processes. HOST's
- * daemon is found by its node directory in {@code VMMCHOSTS} ({@code NAME=NODE_DIR}), else
- * {@code SOFTCMI_NODE}; the other hosts' daemons by the session's hosts.
+ * daemon is found by its node directory or node address in {@code VMMCHOSTS}
+ * ({@code NAME=NODE_DIR} or {@code NAME=HEX_NODE_ID@HOST:PORT}), else {@code SOFTCMI_NODE};
+ * the other hosts' daemons by the session's hosts. A host given by address is reached through
+ * the daemon of {@code SOFTCMI_NODE} (or of the first host given by directory), which forwards
+ * the requests over its peer connection (the host's daemon must run with
+ * {@code --peer-processes yes}).
  */
 public final class CfgVmmc {
     private CfgVmmc() {
@@ -77,7 +81,7 @@ public final class CfgVmmc {
                     SessionInfo s = SessionInfo.load(host, session);
                     long killed = kill(s, null, 0);
                     for (Map.Entry<String, String> h : s.nodeDirs().entrySet()) {
-                        try (NodeServices d = NodeServices.open(Path.of(h.getValue()), "cfgvmmc")) {
+                        try (NodeServices d = s.reach(h.getValue())) {
                             d.delete(NodeServices.SESSIONS, session);
                             d.delete(NodeServices.RUNS, session);
                         }
@@ -122,12 +126,12 @@ public final class CfgVmmc {
         if (!s.nodeDirs().containsKey(host)) {
             throw new IllegalStateException("host " + host + " is not in VMMCHOSTS (" + hosts + ")");
         }
-        try (NodeServices d = NodeServices.open(Path.of(s.nodeDirs().get(host)), "cfgvmmc")) {
+        try (NodeServices d = s.reach(s.nodeDirs().get(host))) {
             d.put(NodeServices.SESSIONS, session, fields, true);
         }
         for (Map.Entry<String, String> h : s.nodeDirs().entrySet()) {
             if (!h.getKey().equals(host)) {
-                try (NodeServices d = NodeServices.open(Path.of(h.getValue()), "cfgvmmc")) {
+                try (NodeServices d = s.reach(h.getValue())) {
                     d.put(NodeServices.SESSIONS, session, fields, false);
                 }
             }
@@ -147,7 +151,7 @@ public final class CfgVmmc {
             if (pid != 0 && !h.getKey().equals(host)) {
                 continue;
             }
-            try (NodeServices d = NodeServices.open(Path.of(h.getValue()), "cfgvmmc")) {
+            try (NodeServices d = s.reach(h.getValue())) {
                 var runs = d.list("runs");
                 int group = runs.columns().indexOf("GROUP");
                 int lpid = runs.columns().indexOf("PID");
@@ -176,7 +180,7 @@ public final class CfgVmmc {
             throw new IllegalStateException("host " + host + " is not in session " + s.name() + " (" + s.hostsSetting() + ")");
         }
         if (nodeDir == null) {
-            throw new IllegalStateException("host " + host + " of session " + s.name() + " names no node directory");
+            throw new IllegalStateException("host " + host + " of session " + s.name() + " names no node directory or address");
         }
         Path dir = Path.of(s.drive()).resolve(workDir.startsWith("/") ? workDir.substring(1) : workDir);
         Path exe = dir.resolve(program);
@@ -189,10 +193,10 @@ public final class CfgVmmc {
         }
         long run;
         // Run groups are numbered by one daemon, the session's first host's, so they are unique in the session.
-        try (NodeServices first = NodeServices.open(Path.of(s.nodeDirs().values().iterator().next()), "cfgvmmc")) {
+        try (NodeServices first = s.reach(s.nodeDirs().values().iterator().next())) {
             run = first.next(NodeServices.RUNS, s.name());
         }
-        try (NodeServices d = NodeServices.open(Path.of(nodeDir), "cfgvmmc")) {
+        try (NodeServices d = s.reach(nodeDir)) {
             RunControl.start(s.outDir(), s.name(), run, s.user());
             int pid = new Directory(s.share(), s.name()).registerNext(host);
             Map<String, String> vmmc = new LinkedHashMap<>();
@@ -208,7 +212,7 @@ public final class CfgVmmc {
             long[] started;
             try {
                 started = d.spawn(RunControl.group(s.name(), Long.toString(run)), "VMMC_" + host + "." + pid, argv,
-                    RunControl.sessionEnv(vmmc, nodeDir), dir, log);
+                    RunControl.sessionEnv(vmmc), dir, log);
             } catch (RuntimeException e) {
                 new Directory(s.share(), s.name()).unregister(host, pid);
                 throw e;

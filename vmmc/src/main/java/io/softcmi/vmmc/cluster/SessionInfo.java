@@ -36,28 +36,47 @@ record SessionInfo(String name, Map<String, String> fields) {
      * @throws IllegalStateException if HOST has no daemon this process knows or the session does not exist
      */
     static SessionInfo load(String host, String session) {
-        String dir = hostDir(host);
-        try (NodeServices d = NodeServices.open(Path.of(dir), "cfgvmmc")) {
+        Map<String, String> given = parse(System.getenv("VMMCHOSTS") == null ? "" : System.getenv("VMMCHOSTS"));
+        try (NodeServices d = reach(hostLocation(host, given), localDir(given))) {
             return new SessionInfo(session, d.get(NodeServices.SESSIONS, session)
                 .orElseThrow(() -> new IllegalStateException("no session " + session + " at the daemon of " + host)));
         }
     }
 
-    /** HOST's node directory: from {@code VMMCHOSTS} ({@code HOST=DIR}), else {@code SOFTCMI_NODE}. */
-    private static String hostDir(String host) {
-        String hosts = System.getenv("VMMCHOSTS");
-        if (hosts != null) {
-            String d = parse(hosts).get(host);
-            if (d != null) {
-                return d;
-            }
+    /** HOST's daemon: its node directory or address from {@code VMMCHOSTS}, else {@code SOFTCMI_NODE}. */
+    static String hostLocation(String host, Map<String, String> given) {
+        String d = given.get(host);
+        if (d != null) {
+            return d;
         }
         String node = System.getenv("SOFTCMI_NODE");
         if (node == null || node.isBlank()) {
             throw new IllegalStateException("no daemon for host " + host + ": give it as " + host
-                + "=NODE_DIR in VMMCHOSTS or set SOFTCMI_NODE");
+                + "=NODE_DIR or " + host + "=NODE_ADDRESS in VMMCHOSTS, or set SOFTCMI_NODE");
         }
         return node;
+    }
+
+    /**
+     * The daemon this process forwards through to reach hosts given by node address:
+     * {@code SOFTCMI_NODE}, else the first host given by node directory.
+     */
+    static String localDir(Map<String, String> locations) {
+        String node = System.getenv("SOFTCMI_NODE");
+        if (node != null && !node.isBlank()) {
+            return node;
+        }
+        return locations.values().stream().filter(l -> l != null && !NodeServices.isAddress(l)).findFirst().orElse(null);
+    }
+
+    /** @param location a host's node directory or address @param local the daemon to forward through @return a client */
+    static NodeServices reach(String location, String local) {
+        return NodeServices.reach(location, local, "cfgvmmc");
+    }
+
+    /** @param location one of {@link #nodeDirs()}'s values @return a client of that host's daemon */
+    NodeServices reach(String location) {
+        return reach(location, localDir(nodeDirs()));
     }
 
     private static Map<String, String> parse(String hosts) {
@@ -98,10 +117,11 @@ record SessionInfo(String name, Map<String, String> fields) {
     }
 
     /**
-     * The hosts' node directories; a host given without one uses {@code SOFTCMI_NODE} if it is
-     * the only host.
+     * The hosts' daemons, each a node directory or a node address ({@code HEX@HOST:PORT},
+     * reached through a local daemon); a host given without one uses {@code SOFTCMI_NODE} if it
+     * is the only host.
      *
-     * @return host name to node directory, for the hosts that have one
+     * @return host name to node directory or address, for the hosts that have one
      */
     Map<String, String> nodeDirs() {
         Map<String, String> out = new LinkedHashMap<>();

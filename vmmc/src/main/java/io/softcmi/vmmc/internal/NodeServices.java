@@ -14,8 +14,10 @@ import java.util.Optional;
 /**
  * A client of a node daemon's process service and registry ({@code docs/architecture.md}
  * "Processes started by the node", "Node registry"): a control connection that says Hello and
- * makes no CMI calls. VMMC's {@code cfgvmmc} and {@code vmmc_Spawn} use it; one per host's
- * daemon (the daemon does not forward these requests to other nodes).
+ * makes no CMI calls. VMMC's {@code cfgvmmc} and {@code vmmc_Spawn} use it. A host's daemon is
+ * reached directly by its node directory, or through a local daemon that forwards the requests
+ * over its peer connection ({@link ControlMessage.Forward}) by the host's node address
+ * ({@code HEX_NODE_ID@HOST:PORT}, as {@code cmiadm nodes} prints it).
  *
  * <p>Failures are {@link io.softcmi.cmi.CmiException}s with the node's error code
  * ({@code CMI_ERR_INIT} if no daemon answers at the directory).
@@ -25,10 +27,51 @@ public final class NodeServices implements AutoCloseable {
     public static final String SESSIONS = "session";
     /** Registry space of VMMC run group counters (one per session). */
     public static final String RUNS = "vmmc.run";
+    private static final java.util.regex.Pattern ADDRESS = java.util.regex.Pattern.compile("([0-9a-fA-F]{32})@(.+):(\\d+)");
     private final NodeChannel channel;
+    private final byte[] target;
 
-    private NodeServices(NodeChannel channel) {
+    private NodeServices(NodeChannel channel, byte[] target) {
         this.channel = channel;
+        this.target = target;
+    }
+
+    /**
+     * Tells a node address from a node directory.
+     *
+     * @param location a node directory or a node address
+     * @return whether it is a node address {@code HEX_NODE_ID@HOST:PORT}
+     */
+    public static boolean isAddress(String location) {
+        return ADDRESS.matcher(location).matches();
+    }
+
+    /**
+     * Reaches a host's daemon: by its node directory, or by its node address through the daemon
+     * of {@code localNodeDirectory}.
+     *
+     * @param location the host's node directory or node address
+     * @param localNodeDirectory the daemon to forward through (for an address)
+     * @param processName how the node lists the connection
+     * @return the client
+     * @throws IllegalStateException if an address is given and no local daemon
+     */
+    public static NodeServices reach(String location, String localNodeDirectory, String processName) {
+        java.util.regex.Matcher m = ADDRESS.matcher(location);
+        if (!m.matches()) {
+            return open(Path.of(location), processName);
+        }
+        if (localNodeDirectory == null || localNodeDirectory.isBlank()) {
+            throw new IllegalStateException("no local daemon (SOFTCMI_NODE) to reach node " + location + " through");
+        }
+        byte[] target = new io.softcmi.cmi.internal.NodeAddressImpl(java.util.HexFormat.of().parseHex(m.group(1)), m.group(2),
+            Integer.parseInt(m.group(3))).toBytes();
+        NodeServices local = open(Path.of(localNodeDirectory), processName);
+        return new NodeServices(local.channel, target);
+    }
+
+    private <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType) {
+        return channel.call(target == null ? request : ControlMessage.Forward.of(target, request), replyType);
     }
 
     /**
@@ -43,7 +86,7 @@ public final class NodeServices implements AutoCloseable {
         try {
             channel.call(new ControlMessage.Hello(Frame.VERSION, ProcessHandle.current().pid(), processName,
                 Cmi.LIBRARY_VERSION.verno()), ControlMessage.HelloReply.class);
-            return new NodeServices(channel);
+            return new NodeServices(channel, null);
         } catch (RuntimeException e) {
             channel.close();
             throw e;
@@ -63,7 +106,7 @@ public final class NodeServices implements AutoCloseable {
      */
     public long[] spawn(String group, String name, List<String> argv, List<String> env, Path workDir, Path log) {
         String l = log == null ? "" : log.toAbsolutePath().toString();
-        return channel.call(new ControlMessage.ProcSpawn(group, name, argv, env,
+        return call(new ControlMessage.ProcSpawn(group, name, argv, env,
             workDir == null ? "" : workDir.toAbsolutePath().toString(), l, l), ControlMessage.LongsValue.class).values();
     }
 
@@ -75,7 +118,7 @@ public final class NodeServices implements AutoCloseable {
      * @return the number signalled
      */
     public long kill(String group, long logicalPid) {
-        return channel.call(new ControlMessage.ProcKill(group, logicalPid), ControlMessage.LongValue.class).value();
+        return call(new ControlMessage.ProcKill(group, logicalPid), ControlMessage.LongValue.class).value();
     }
 
     /**
@@ -83,7 +126,7 @@ public final class NodeServices implements AutoCloseable {
      * @return {@code [osPid, running (1/0), exitCode]}
      */
     public long[] status(long logicalPid) {
-        return channel.call(new ControlMessage.ProcStatus(logicalPid), ControlMessage.LongsValue.class).values();
+        return call(new ControlMessage.ProcStatus(logicalPid), ControlMessage.LongsValue.class).values();
     }
 
     /**
@@ -97,7 +140,7 @@ public final class NodeServices implements AutoCloseable {
     public void put(String space, String key, Map<String, String> fields, boolean create) {
         List<String> f = new ArrayList<>();
         fields.forEach((k, v) -> f.add(k + "=" + v));
-        channel.call(new ControlMessage.RegPut(space, key, f, create), ControlMessage.Ok.class);
+        call(new ControlMessage.RegPut(space, key, f, create), ControlMessage.Ok.class);
     }
 
     /**
@@ -106,7 +149,7 @@ public final class NodeServices implements AutoCloseable {
      * @return the record's fields, if it exists
      */
     public Optional<Map<String, String>> get(String space, String key) {
-        ControlMessage.Table t = channel.call(new ControlMessage.RegGet(space, key), ControlMessage.Table.class);
+        ControlMessage.Table t = call(new ControlMessage.RegGet(space, key), ControlMessage.Table.class);
         if (t.rows().isEmpty()) {
             return Optional.empty();
         }
@@ -119,17 +162,17 @@ public final class NodeServices implements AutoCloseable {
 
     /** @param space kind @param key name @return whether it existed */
     public boolean delete(String space, String key) {
-        return channel.call(new ControlMessage.RegDelete(space, key), ControlMessage.LongValue.class).value() != 0;
+        return call(new ControlMessage.RegDelete(space, key), ControlMessage.LongValue.class).value() != 0;
     }
 
     /** @param space kind @param key name @return the counter's next value (1 first) */
     public long next(String space, String key) {
-        return channel.call(new ControlMessage.RegNext(space, key), ControlMessage.LongValue.class).value();
+        return call(new ControlMessage.RegNext(space, key), ControlMessage.LongValue.class).value();
     }
 
     /** @param table a {@code cmiadm} table ({@code runs}, {@code sessions}) @return it */
     public ControlMessage.Table list(String table) {
-        return channel.call(new ControlMessage.AdminList(table), ControlMessage.Table.class);
+        return call(new ControlMessage.AdminList(table), ControlMessage.Table.class);
     }
 
     @Override

@@ -78,19 +78,19 @@ public final class RunControl {
      * The environment a process of a session gets from the daemon that starts it: the caller's
      * {@code SOFTCMI_*} settings (the daemon's own environment is the base), then the session's.
      *
+     * The daemon sets {@code SOFTCMI_NODE} to its own directory.
+     *
      * @param vmmc {@code VMMC*} variables to set; a null value removes the variable
-     * @param nodeDir the host's node directory ({@code SOFTCMI_NODE})
      * @return {@code KEY=VALUE} and {@code KEY} (removal) entries
      */
-    public static List<String> sessionEnv(java.util.Map<String, String> vmmc, String nodeDir) {
+    public static List<String> sessionEnv(java.util.Map<String, String> vmmc) {
         List<String> env = new ArrayList<>();
         System.getenv().forEach((k, v) -> {
-            if (k.startsWith("SOFTCMI_")) {
+            if (k.startsWith("SOFTCMI_") && !k.equals("SOFTCMI_NODE")) {
                 env.add(k + "=" + v);
             }
         });
         vmmc.forEach((k, v) -> env.add(v == null ? k : k + "=" + v));
-        env.add("SOFTCMI_NODE=" + nodeDir);
         return env;
     }
 
