@@ -109,4 +109,46 @@ class VmmcClusterServiceSystemTest {
             assertTrue(!sessions.contains("alice"), sessions);
         }
     }
+
+    private static String address(NodeProcess n) {
+        return java.util.HexFormat.of().formatHex(ClusterNodes.nodeId(n)) + "@127.0.0.1:" + ClusterNodes.port(n);
+    }
+
+    @Test
+    void hostsGivenByNodeAddressAreReachedThroughTheLocalDaemon() throws Exception {
+        ClusterNodes cluster = ClusterNodes.create(RESOURCES);
+        List<NodeProcess> nodes = List.of(cluster.startWithOptions("a1", "--peer-processes", "yes"),
+            cluster.startWithOptions("a2", "--peer-processes", "yes"), cluster.startWithOptions("a3", "--peer-processes", "yes"));
+        NodeProcess closed = cluster.startWithOptions("a4");
+        Path work = Files.createTempDirectory("softcmi-vmmcsvc-fwd-");
+        RESOURCES.own(() -> Files2.deleteTree(work));
+        Path outDir = work.resolve("out");
+        // Only a1 by directory: a2 and a3 by node address, through a1's daemon (and a2's, for a3).
+        String hosts = "a1=" + nodes.get(0).directory() + ",a2=" + address(nodes.get(1)) + ",a3=" + address(nodes.get(2));
+        Map<String, String> env = Map.of("VMMCSHARE", work.resolve("share").toString(), "VMMCHOSTS", hosts,
+            "SOFTCMI_NODE", nodes.get(0).directory().toString());
+        assertTrue(cfg(env, "a1", "add", "fwd", "bob", "-", work.toString(), "-", outDir.toString()).contains("added"));
+        assertTrue(cfg(env, "a1", "run", "fwd", "/", Spawn.class.getName(), "2").contains("pid 1, run group 1"));
+        Predicate<String> exited = t -> t.matches("(?s).*fwd/1 +\\d+ +\\d+ +VMMC_a\\d\\.1 +exited +0 .*");
+        for (NodeProcess n : nodes) {
+            String runs = awaitTable(n, "runs", exited);
+            assertTrue(exited.test(runs), runs);
+            String sessions = cmiadm(n, "sessions");
+            assertTrue(sessions.matches("(?s).*\\bfwd +bob .*"), sessions);
+        }
+        assertTrue(Files.readString(outDir.resolve("VMMC_a3.1")).contains("spawn: level 0 on a3 pid 1 parent a2.1"));
+        assertTrue(cfg(env, "a3", "run", "fwd", "/", "/bin/sleep", "120").contains("run group 2"));
+        assertTrue(awaitTable(nodes.get(2), "runs", t -> t.contains("running")).contains("running"));
+        assertTrue(cfg(env, "a1", "kill", "fwd").contains("killed 1 process(es)"));
+        Predicate<String> killed = t -> t.matches("(?s).*fwd/2 +\\d+ +\\d+ +VMMC_a3\\.\\d+ +killed +143 .*");
+        assertTrue(killed.test(awaitTable(nodes.get(2), "runs", killed)));
+        assertTrue(cfg(env, "a1", "del", "fwd").contains("deleted"));
+
+        // A daemon without --peer-processes yes refuses forwarded requests.
+        try (var d = io.softcmi.vmmc.internal.NodeServices.reach(address(closed), nodes.get(0).directory().toString(), "test")) {
+            io.softcmi.cmi.CmiException e = org.junit.jupiter.api.Assertions.assertThrows(io.softcmi.cmi.CmiException.class,
+                () -> d.list("runs"));
+            assertEquals(io.softcmi.cmi.CmiError.PERM, e.error(), e.getMessage());
+        }
+    }
 }
