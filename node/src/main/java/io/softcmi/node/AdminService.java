@@ -11,7 +11,8 @@ import java.util.Locale;
  * The tables {@code cmiadm} lists: nodes, contexts, segments, exports, imports, tokens,
  * reservations, peers (the failure detector's view), the client caches' figures the contexts
  * report ({@code caches}, {@link CacheReports}), and the remote data path's counters
- * ({@code dataplane}). Ids only, never secrets. Called under the engine's lock.
+ * ({@code dataplane}), the sessions clients keep in the node registry ({@code sessions},
+ * {@link NodeRegistry}) and the processes the node started ({@code runs}, {@link ProcessService}). Ids only, never secrets. Called under the engine's lock.
  */
 final class AdminService {
     private final NodeState state;
@@ -131,12 +132,14 @@ final class AdminService {
                     "IMPORTS-FROM", "EXPORTS-TO", "SINCE"), rows);
             }
             case "caches" -> state.cacheReports.table(state.sessions.values());
+            case "sessions" -> state.registry.table("session", "SESSION");
+            case "runs" -> state.processes.table();
             case "dataplane" -> {
                 state.dataStats.snapshot().forEach((k, v) -> rows.add(List.of(k, str(v))));
                 yield new ControlMessage.Table(List.of("FIGURE", "VALUE"), rows);
             }
             default -> throw NodeException.inval("unknown table '" + table
-                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, peers, caches, dataplane)");
+                + "' (nodes, contexts, segments, exports, imports, tokens, reservations, peers, caches, dataplane, sessions, runs)");
         };
     }
 

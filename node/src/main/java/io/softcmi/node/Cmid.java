@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
  *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS]
+ *      [--peer-processes yes|no]
  *      [--tls-keystore FILE --tls-password-file FILE]
  * </pre>
  * {@code --config FILE} reads options from a file first (see {@link #readConfig}); options on the
@@ -40,7 +41,7 @@ public final class Cmid {
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
             System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] "
-                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS] "
+                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS] [--peer-processes yes|no] "
                 + "[--tls-keystore FILE --tls-password-file FILE]");
             Runtime.getRuntime().exit(2);
             return;
@@ -235,6 +236,12 @@ public final class Cmid {
                     } else {
                         c.deadAfterMs(ms);
                     }
+                }
+                case "--peer-processes" -> {
+                    if (!v.equals("yes") && !v.equals("no")) {
+                        throw new IllegalArgumentException("--peer-processes wants yes or no, got " + v);
+                    }
+                    c.peerProcesses(v.equals("yes"));
                 }
                 case "--help" -> throw new IllegalArgumentException("help");
                 default -> throw new IllegalArgumentException("unknown option " + a);

@@ -34,6 +34,7 @@ public final class NodeConfig {
     private String metricsHost;
     private int metricsPort = -1;
     private io.softcmi.wire.ClusterTls tls;
+    private boolean peerProcesses;
 
     /** @param dir node directory (socket, lock, state) @return this */
     public NodeConfig directory(Path dir) { this.directory = dir; return this; }
@@ -90,6 +91,9 @@ public final class NodeConfig {
     /** @return heartbeat silence (ms) after which a peer is declared dead */ public long deadAfterMs() { return deadAfterMs; }
     /** @param port the port the listener got (set once the node listens) */ void boundListenPort(int port) { this.boundListenPort = port; }
     /** @return the port the listener got, or the configured one before it listens */ public int boundListenPort() { return boundListenPort < 0 ? listenPort : boundListenPort; }
+    /** @param allow serve process-service and registry requests of peer daemons ({@code --peer-processes yes}; default no) @return this */
+    public NodeConfig peerProcesses(boolean allow) { this.peerProcesses = allow; return this; }
+    /** @return whether peers may start processes here and use the registry */ public boolean peerProcesses() { return peerProcesses; }
     /** @param name OS group whose members may use the node ({@code --group}), null = owner only @return this */
     public NodeConfig group(String name) { this.group = name; return this; }
     /** @return the group name, or null */ public String group() { return group; }

@@ -21,6 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class NodeEngine {
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final ReentrantLock lock = new ReentrantLock();
+    /** The daemon's user: the only one its process service starts or ends processes for. */
+    private static final String OWNER = System.getProperty("user.name");
     private final NodeState state;
     private final SegmentService segments;
     private final ReservationService reservations;
@@ -200,6 +202,13 @@ public final class NodeEngine {
                 return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
             }
         }
+        if (request instanceof ControlMessage.Forward f) {
+            return forward(s, f);
+        }
+        ControlMessage service = services(s.user, request);
+        if (service != null) {
+            return service;
+        }
         if (request instanceof ControlMessage.SegImport r) {
             // Talks to the home node: must not hold the lock across the network.
             try {
@@ -232,6 +241,86 @@ public final class NodeEngine {
      */
     void notifyLocal(ControlMessage.Notify n) {
         state.notifications.deliverLocal(n);
+    }
+
+    /**
+     * The process service and the node registry: their own locks, never the engine's (starting
+     * a process may take a while).
+     *
+     * @return the reply, or null if the request is not theirs
+     */
+    private ControlMessage services(String user, ControlMessage request) {
+        try {
+            if ((request instanceof ControlMessage.ProcSpawn || request instanceof ControlMessage.ProcKill)
+                    && !OWNER.equals(user)) {
+                // A member of --group must not run or end commands as the daemon's user.
+                throw NodeException.perm("only " + OWNER + " (the daemon's user) may start or end processes here");
+            }
+            return switch (request) {
+                case ControlMessage.ProcSpawn r -> state.processes.spawn(r);
+                case ControlMessage.ProcKill r -> state.processes.kill(r);
+                case ControlMessage.ProcStatus r -> state.processes.status(r);
+                case ControlMessage.RegPut r -> state.registry.put(r);
+                case ControlMessage.RegGet r -> state.registry.get(r);
+                case ControlMessage.RegDelete r -> state.registry.delete(r);
+                case ControlMessage.RegNext r -> state.registry.next(r);
+                default -> null;
+            };
+        } catch (NodeException e) {
+            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+        }
+    }
+
+    /**
+     * {@link ControlMessage.Forward}: a process-service or registry request for a peer daemon,
+     * passed on over the authenticated peer connection (never under the engine lock), or served
+     * here if it names this node.
+     */
+    private ControlMessage forward(Session s, ControlMessage.Forward f) {
+        try {
+            ControlMessage inner = f.request();
+            if (!forwardable(inner)) {
+                throw NodeException.inval("cannot forward " + inner.type());
+            }
+            NodeAddressImpl peer = FailureEvents.address(f.node());
+            if (peer == null) {
+                throw NodeException.inval("forward: not a node address");
+            }
+            if (java.util.Arrays.equals(peer.nodeId(), state.address.nodeId())) {
+                ControlMessage local = services(s.user, inner);
+                return local != null ? local : peerList(inner);
+            }
+            if (!OWNER.equals(s.user)) {
+                throw NodeException.perm("only " + OWNER + " (the daemon's user) may use peer daemons' processes");
+            }
+            return peers.call(peer, inner);
+        } catch (NodeException e) {
+            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+        } catch (io.softcmi.wire.WireFormatException e) {
+            return new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "forward: " + e.getMessage());
+        }
+    }
+
+    private static boolean forwardable(ControlMessage m) {
+        return switch (m) {
+            case ControlMessage.ProcSpawn r -> true;
+            case ControlMessage.ProcKill r -> true;
+            case ControlMessage.ProcStatus r -> true;
+            case ControlMessage.RegPut r -> true;
+            case ControlMessage.RegGet r -> true;
+            case ControlMessage.RegDelete r -> true;
+            case ControlMessage.RegNext r -> true;
+            case ControlMessage.AdminList r -> r.table().equals("sessions") || r.table().equals("runs");
+            default -> false;
+        };
+    }
+
+    /** {@code cmiadm sessions} and {@code runs} for a forwarded request (own monitors, no engine lock). */
+    private ControlMessage peerList(ControlMessage m) {
+        if (m instanceof ControlMessage.AdminList r) {
+            return r.table().equals("runs") ? state.processes.table() : state.registry.table("session", "SESSION");
+        }
+        throw NodeException.inval("cannot forward " + m.type());
     }
 
     private ControlMessage dispatch(Session s, ControlMessage request) {
@@ -314,6 +403,20 @@ public final class NodeEngine {
      * @return the reply
      */
     ControlMessage handlePeer(ControlMessage request, byte[] peerNodeId) {
+        if (forwardable(request)) {
+            if (!state.config.peerProcesses()) {
+                LOG.log(System.Logger.Level.WARNING, "refused a peer's {0}: this node does not serve peer processes "
+                    + "(--peer-processes no)", request.type());
+                return new ControlMessage.ErrorReply(CmiError.PERM.ordinal(),
+                    "node " + state.config.name() + " does not serve peers' process requests (cmid --peer-processes no)");
+            }
+            try {
+                ControlMessage local = services(OWNER, request);
+                return local != null ? local : peerList(request);
+            } catch (NodeException e) {
+                return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
+            }
+        }
         lock.lock();
         try {
             byte[] claimed = switch (request) {
@@ -471,9 +574,13 @@ public final class NodeEngine {
         return new ControlMessage.Ok();
     }
 
-    /** Stops the node: tells every process, then deletes every segment file. */
+    /**
+     * Stops the node: ends the processes it started for clients ({@link ProcessService}), tells
+     * every process, then deletes every segment file.
+     */
     public void shutdown() {
         monitor.close();
+        state.processes.shutdown();
         lock.lock();
         try {
             if (shutDown) {

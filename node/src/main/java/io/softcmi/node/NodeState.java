@@ -47,6 +47,10 @@ final class NodeState {
     final Map<Long, FluxRanges> flux = new LinkedHashMap<>();
     /** Creators of segments, for notifications (read without the lock). */
     final NotificationService notifications;
+    /** Processes started for clients ({@code cmiadm runs}). */
+    final ProcessService processes;
+    /** Records and counters clients keep in the node ({@code cmiadm sessions}). */
+    final NodeRegistry registry = new NodeRegistry();
     private long nextTokenId = 1;
     /**
      * Session (context) ids differ between incarnations of a daemon (its node id stays): a home
@@ -66,6 +70,7 @@ final class NodeState {
     }
 
     NodeState(NodeConfig config, NodeAddressImpl address, ClusterKey clusterKey) {
+        this.processes = new ProcessService(config.directory() == null ? null : config.directory().toAbsolutePath().toString());
         this.config = config;
         this.address = address;
         this.clusterKey = clusterKey;

@@ -52,6 +52,14 @@ class CmidConfigTest {
     }
 
     @Test
+    void peerProcessesAreOffUnlessSaidYes() {
+        String dir = tmp.resolve("a").toString();
+        assertEquals(false, Cmid.parse(new String[] {"--dir", dir}).peerProcesses());
+        assertEquals(true, Cmid.parse(new String[] {"--dir", dir, "--peer-processes", "yes"}).peerProcesses());
+        assertThrows(IllegalArgumentException.class, () -> Cmid.parse(new String[] {"--dir", dir, "--peer-processes", "maybe"}));
+    }
+
+    @Test
     void ipv6ListenAddressKeepsItsColons() throws Exception {
         Path conf = tmp.resolve("cmid.conf");
         Files.writeString(conf, "dir " + tmp.resolve("a") + "\nlisten = [::1]:7001\n");

@@ -9,10 +9,12 @@ import java.util.Map;
 
 /**
  * {@code cmiadm}: the administration tool of the spec ({@code cmiadm(8)}). It lists the tables of
- * a node (ids only, never token secrets) and deletes memory reservations.
+ * a node (ids only, never token secrets) and deletes memory reservations. {@code sessions} lists
+ * the sessions clients keep in the node registry (VMMC's {@code cfgvmmc add}), {@code runs} the
+ * processes the node started for clients (group, logical pid, OS pid, name, state, exit code).
  *
  * <pre>
- * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|caches|dataplane
+ * cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|caches|dataplane|sessions|runs
  * cmiadm [--dir DIR] reservation-delete KEY
  * cmiadm top --metrics HOST:PORT [--by node|peer|segment] [--rows N] [--interval SECONDS] [--count N]   (see {@link CmiTop})
  * </pre>
@@ -24,7 +26,7 @@ public final class CmiAdm {
     /** The tables a node lists, in the order the usage message gives them. */
     public static final List<String> TABLES =
         List.of("nodes", "contexts", "segments", "exports", "imports", "tokens", "reservations", "peers", "caches",
-            "dataplane");
+            "dataplane", "sessions", "runs");
     /** The subcommand that deletes a reservation. */
     public static final String RESERVATION_DELETE = "reservation-delete";
     /** Exit status for a usage error. */
@@ -33,7 +35,7 @@ public final class CmiAdm {
     public static final int EXIT_FAILED = 1;
 
     private static final String USAGE = """
-        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|caches|dataplane
+        usage: cmiadm [--dir DIR] [--json] nodes|contexts|segments|exports|imports|tokens|reservations|peers|caches|dataplane|sessions|runs
                cmiadm [--dir DIR] reservation-delete KEY
                cmiadm top --metrics HOST:PORT [--by node|peer|segment] [--rows N] [--interval SECONDS] [--count N]
         DIR is the node directory of a running cmid (default: $SOFTCMI_NODE).""";

@@ -49,7 +49,7 @@ public final class Vmmc implements AutoCloseable {
     private final CmiMapping wakeMapping;
     private final Map<Integer, ExportHandle> exports = new ConcurrentHashMap<>();
     /** Processes started by {@link #spawn}; {@link #close} waits for them (60 s), then ends those left. */
-    final List<Process> children = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final List<Spawner.Child> children = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile int debugLevel;
     private volatile boolean closed;
 
@@ -677,13 +677,13 @@ public final class Vmmc implements AutoCloseable {
         }
         async.close();
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-        for (Process c : children) {
+        for (Spawner.Child c : children) {
             try {
-                if (!c.waitFor(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS)) {
-                    c.destroyForcibly();
+                if (!c.waitFor(Math.max(0, deadline - System.nanoTime()))) {
+                    c.kill();
                 }
             } catch (InterruptedException e) {
-                c.destroyForcibly();
+                c.kill();
                 Thread.currentThread().interrupt();
             }
         }

@@ -9,9 +9,10 @@ import java.util.Optional;
 
 /**
  * The session a process joins, from its environment: {@code VMMCSESSION} (name, default
- * {@code default}), {@code VMMCHOSTS} (comma-separated {@code NAME} or {@code NAME=NODE_DIR}
- * entries, the node directory being the {@code SOFTCMI_NODE} of that host's daemon; default this
- * host), {@code VMMCHOST} (this process's host, default the first), {@code VMMCPID} (a fixed
+ * {@code default}), {@code VMMCHOSTS} (comma-separated {@code NAME}, {@code NAME=NODE_DIR} or
+ * {@code NAME=HEX_NODE_ID@HOST:PORT} entries, the node directory being the {@code SOFTCMI_NODE}
+ * of that host's daemon, the node address its address as {@code cmiadm nodes} prints it;
+ * default this host), {@code VMMCHOST} (this process's host, default the first), {@code VMMCPID} (a fixed
  * pid, else the lowest free), {@code VMMCPARENT} ({@code HOST:PID} of a spawning process),
  * {@code VMMCSHARE} (the share directory, default {@code $TMPDIR/vmmc}) and {@code VMMCOUTDIR}
  * (where spawned processes' logs go, default the working directory). Java system properties of

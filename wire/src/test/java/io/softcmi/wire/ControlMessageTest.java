@@ -65,6 +65,15 @@ class ControlMessageTest {
             new ControlMessage.PeerDescribe(7, 7),
             new ControlMessage.PeerContextDown(handle, 5, true, List.of(7L, 8L)),
             new ControlMessage.Goodbye(),
+            new ControlMessage.ProcSpawn("test/1", "VMMC_n1.1", List.of("/bin/sleep", "60"), List.of("A=b", "C"), "/tmp",
+                "/tmp/out", "/tmp/out"),
+            new ControlMessage.ProcKill("test/1", 0),
+            new ControlMessage.ProcStatus(3),
+            new ControlMessage.RegPut("session", "test", List.of("user=alice", "hosts=n1"), true),
+            new ControlMessage.RegGet("session", "test"),
+            new ControlMessage.RegDelete("session", "test"),
+            new ControlMessage.RegNext("vmmc.run", "test"),
+            ControlMessage.Forward.of(handle, new ControlMessage.ProcKill("test/1", 2)),
             new ControlMessage.HomeDownNotice(handle),
             new ControlMessage.FluxNotice(7, List.of(0L, 4096L, 8192L, 12288L)),
             new ControlMessage.PeerUnimport(7, handle, 21),
@@ -159,6 +168,16 @@ class ControlMessageTest {
             assertNotNull(f);
             assertDeepEquals(m, MessageType.decode(f), m.type().name());
         }
+    }
+
+    @Test
+    void shouldEncloseARequestInAForwardAndGetItBack() {
+        ControlMessage.ProcSpawn spawn = new ControlMessage.ProcSpawn("g", "n", List.of("java", "-cp", "x".repeat(10_000)),
+            List.of(), "", "", "");
+        ControlMessage.Forward f = (ControlMessage.Forward) MessageType.decode(MessageType.toFrame(
+            ControlMessage.Forward.of(new byte[] {1, 2}, spawn), 9));
+        assertEquals(MessageType.PROC_SPAWN.id(), f.requestType());
+        assertDeepEquals(spawn, f.request(), "enclosed");
     }
 
     @Test

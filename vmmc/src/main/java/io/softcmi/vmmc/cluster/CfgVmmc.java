@@ -1,15 +1,19 @@
 package io.softcmi.vmmc.cluster;
 
+import io.softcmi.cmi.CmiException;
 import io.softcmi.vmmc.internal.Directory;
-import java.io.File;
+import io.softcmi.vmmc.internal.NodeServices;
+import io.softcmi.vmmc.internal.RunControl;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * {@code cfgvmmc} with the manual's syntax:
@@ -19,11 +23,18 @@ import java.util.Map;
  * cfgvmmc HOST run SESSION WORKDIR PROGRAM [ARGS]
  * cfgvmmc HOST kill SESSION [PID]
  * </pre>
- * Sessions and run groups live in the share directory ({@code VMMCSHARE}); {@code add} records
- * the session's hosts from {@code VMMCHOSTS}. {@code run} starts PROGRAM (an executable file,
- * relative to WORKDIR under the session's DRIVE, or else a Java main class on this class path) as
- * the lead of a new run group on HOST, detached: it keeps running when {@code cfgvmmc} exits. It
- * prints the logical pid and run group. Not a daemon service: every host must be on this machine.
+ * The node daemons are the cluster server: {@code add} records the session (its hosts from
+ * {@code VMMCHOSTS}) in the registry of every host's daemon; {@code run} has HOST's daemon
+ * start PROGRAM (an executable file, relative to WORKDIR under the session's DRIVE, or else a
+ * Java main class on this class path, run with this {@code java}) as the lead of a new run group (numbered by the daemon
+ * of the session's first host, so ids are unique in the session);
+ * {@code kill} and {@code del} ask every host's daemon to end the session's processes. HOST's
+ * daemon is found by its node directory or node address in {@code VMMCHOSTS}
+ * ({@code NAME=NODE_DIR} or {@code NAME=HEX_NODE_ID@HOST:PORT}), else {@code SOFTCMI_NODE};
+ * the other hosts' daemons by the session's hosts. A host given by address is reached through
+ * the daemon of {@code SOFTCMI_NODE} (or of the first host given by directory), which forwards
+ * the requests over its peer connection (the host's daemon must run with
+ * {@code --peer-processes yes}).
  */
 public final class CfgVmmc {
     private CfgVmmc() {
@@ -55,8 +66,6 @@ public final class CfgVmmc {
                 + " | run SESSION WORKDIR PROGRAM [ARGS] | kill SESSION [PID]");
             return 2;
         }
-        String share = System.getenv("VMMCSHARE") != null ? System.getenv("VMMCSHARE") : System.getProperty("java.io.tmpdir") + "/vmmc";
-        SessionStore store = new SessionStore(Path.of(System.getProperty("vmmc.share", share)));
         String host = args[0];
         String session = args[2];
         try {
@@ -66,34 +75,30 @@ public final class CfgVmmc {
                         err.println("usage: cfgvmmc HOST add SESSION USER PASSWORD DRIVE NETSHARE OUTDIR");
                         return 2;
                     }
-                    String hosts = System.getenv("VMMCHOSTS") != null ? System.getenv("VMMCHOSTS") : host;
-                    store.add(new SessionStore.Session(session, args[3], args[5], args[6], Path.of(args[7]), hosts));
-                    out.println("session " + session + " added");
+                    add(host, session, args, out);
                 }
                 case "del" -> {
-                    for (SessionStore.RunProcess p : store.processes(session)) {
-                        ProcessHandle.of(p.realPid()).ifPresent(ProcessHandle::destroy);
+                    SessionInfo s = SessionInfo.load(host, session);
+                    long killed = kill(s, null, 0);
+                    for (Map.Entry<String, String> h : s.nodeDirs().entrySet()) {
+                        try (NodeServices d = s.reach(h.getValue())) {
+                            d.delete(NodeServices.SESSIONS, session);
+                            d.delete(NodeServices.RUNS, session);
+                        }
                     }
-                    store.delete(session);
-                    out.println("session " + session + " deleted");
+                    deleteTree(s.share().resolve(session));
+                    out.println("session " + session + " deleted" + (killed > 0 ? " (" + killed + " process(es) killed)" : ""));
                 }
                 case "run" -> {
                     if (args.length < 5) {
                         err.println("usage: cfgvmmc HOST run SESSION WORKDIR PROGRAM [ARGS]");
                         return 2;
                     }
-                    SessionStore.Session s = store.get(session).orElseThrow(() -> new IllegalStateException("no session " + session));
-                    start(store, s, host, args[3], args[4], Arrays.copyOfRange(args, 5, args.length), out);
+                    start(SessionInfo.load(host, session), host, args[3], args[4],
+                        List.of(Arrays.copyOfRange(args, 5, args.length)), out);
                 }
                 case "kill" -> {
-                    int killed = 0;
-                    for (SessionStore.RunProcess p : store.processes(session)) {
-                        if (args.length < 4 || (p.host().equals(host) && p.pid() == Integer.parseInt(args[3]))) {
-                            if (ProcessHandle.of(p.realPid()).map(ProcessHandle::destroy).orElse(false)) {
-                                killed++;
-                            }
-                        }
-                    }
+                    long killed = kill(SessionInfo.load(host, session), host, args.length < 4 ? 0 : Integer.parseInt(args[3]));
                     out.println("killed " + killed + " process(es) of session " + session);
                 }
                 default -> {
@@ -102,58 +107,131 @@ public final class CfgVmmc {
                 }
             }
             return 0;
-        } catch (RuntimeException | IOException e) {
+        } catch (RuntimeException e) {
             err.println("cfgvmmc: " + e.getMessage());
             return 1;
         }
     }
 
-    private static void start(SessionStore store, SessionStore.Session s, String host, String workDir, String program,
-            String[] args, PrintStream out) throws IOException {
-        String nodeDir = null;
-        boolean known = false;
-        for (String e : s.hosts().split(",")) {
-            String name = e.contains("=") ? e.substring(0, e.indexOf('=')) : e.trim();
-            if (name.equals(host)) {
-                known = true;
-                nodeDir = e.contains("=") ? e.substring(e.indexOf('=') + 1) : null;
+    private static void add(String host, String session, String[] args, PrintStream out) {
+        String hosts = System.getenv("VMMCHOSTS") != null ? System.getenv("VMMCHOSTS") : host;
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("user", args[3]);
+        fields.put("drive", args[5]);
+        fields.put("netshare", args[6]);
+        fields.put("outdir", Path.of(args[7]).toAbsolutePath().toString());
+        fields.put("hosts", hosts);
+        fields.put("share", SessionInfo.localShare().toAbsolutePath().toString());
+        SessionInfo s = SessionInfo.of(session, fields);
+        if (!s.nodeDirs().containsKey(host)) {
+            throw new IllegalStateException("host " + host + " is not in VMMCHOSTS (" + hosts + ")");
+        }
+        try (NodeServices d = s.reach(s.nodeDirs().get(host))) {
+            d.put(NodeServices.SESSIONS, session, fields, true);
+        }
+        for (Map.Entry<String, String> h : s.nodeDirs().entrySet()) {
+            if (!h.getKey().equals(host)) {
+                try (NodeServices d = s.reach(h.getValue())) {
+                    d.put(NodeServices.SESSIONS, session, fields, false);
+                }
             }
         }
-        if (!known) {
-            throw new IllegalStateException("host " + host + " is not in session " + s.name() + " (" + s.hosts() + ")");
+        try {
+            Files.createDirectories(s.outDir());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.println("session " + session + " added");
+    }
+
+    /** Ends the session's running processes on its hosts: all, or HOST's VMMC pid {@code pid}. */
+    private static long kill(SessionInfo s, String host, int pid) {
+        long killed = 0;
+        for (Map.Entry<String, String> h : s.nodeDirs().entrySet()) {
+            if (pid != 0 && !h.getKey().equals(host)) {
+                continue;
+            }
+            try (NodeServices d = s.reach(h.getValue())) {
+                var runs = d.list("runs");
+                int group = runs.columns().indexOf("GROUP");
+                int lpid = runs.columns().indexOf("PID");
+                int name = runs.columns().indexOf("NAME");
+                int state = runs.columns().indexOf("STATE");
+                for (List<String> row : runs.rows()) {
+                    if (row.get(group).startsWith(s.name() + "/") && row.get(state).equals("running")
+                            && (pid == 0 || row.get(name).equals("VMMC_" + host + "." + pid))) {
+                        killed += d.kill(row.get(group), Long.parseLong(row.get(lpid)));
+                    }
+                }
+            } catch (CmiException e) {
+                if (pid != 0) {
+                    throw e;
+                }
+                // A host whose daemon is down has nothing running there to end.
+            }
+        }
+        return killed;
+    }
+
+    private static void start(SessionInfo s, String host, String workDir, String program, List<String> args,
+            PrintStream out) {
+        String nodeDir = s.nodeDirs().get(host);
+        if (!s.hosts().contains(host)) {
+            throw new IllegalStateException("host " + host + " is not in session " + s.name() + " (" + s.hostsSetting() + ")");
+        }
+        if (nodeDir == null) {
+            throw new IllegalStateException("host " + host + " of session " + s.name() + " names no node directory or address");
         }
         Path dir = Path.of(s.drive()).resolve(workDir.startsWith("/") ? workDir.substring(1) : workDir);
-        int run = store.newRun(s);
-        int pid = new Directory(store.share(), s.name()).registerNext(host);
-        List<String> cmd = new ArrayList<>();
         Path exe = dir.resolve(program);
+        List<String> argv;
         if (Files.isRegularFile(exe) && Files.isExecutable(exe)) {
-            cmd.add(exe.toString());
+            argv = new java.util.ArrayList<>(List.of(exe.toString()));
+            argv.addAll(args);
         } else {
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.add("--enable-native-access=ALL-UNNAMED");
-            cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
-            cmd.add(program);
+            argv = RunControl.javaArgv(program, args);
         }
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
-        Map<String, String> env = pb.environment();
-        env.put("VMMCSESSION", s.name());
-        env.put("VMMCHOSTS", s.hosts());
-        env.put("VMMCHOST", host);
-        env.put("VMMCPID", Integer.toString(pid));
-        env.put("VMMCSHARE", store.share().toString());
-        env.put("VMMCOUTDIR", s.outDir().toString());
-        env.put("VMMCRUNGROUP", Integer.toString(run));
-        env.remove("VMMCPARENT");
-        if (nodeDir != null) {
-            env.put("SOFTCMI_NODE", nodeDir);
+        long run;
+        // Run groups are numbered by one daemon, the session's first host's, so they are unique in the session.
+        try (NodeServices first = s.reach(s.nodeDirs().values().iterator().next())) {
+            run = first.next(NodeServices.RUNS, s.name());
         }
-        File log = s.outDir().resolve("VMMC_" + host + "." + pid).toFile();
-        pb.redirectErrorStream(true).redirectOutput(log).redirectInput(new File("/dev/null"));
-        Process p = pb.start();
-        store.recordProcess(s.name(), s.outDir(), run, host, pid, p.pid());
-        out.println("started " + program + " on " + host + ": pid " + pid + ", run group " + run + ", log " + log);
+        try (NodeServices d = s.reach(nodeDir)) {
+            RunControl.start(s.outDir(), s.name(), run, s.user());
+            int pid = new Directory(s.share(), s.name()).registerNext(host);
+            Map<String, String> vmmc = new LinkedHashMap<>();
+            vmmc.put("VMMCSESSION", s.name());
+            vmmc.put("VMMCHOSTS", s.hostsSetting());
+            vmmc.put("VMMCHOST", host);
+            vmmc.put("VMMCPID", Integer.toString(pid));
+            vmmc.put("VMMCSHARE", s.share().toString());
+            vmmc.put("VMMCOUTDIR", s.outDir().toString());
+            vmmc.put("VMMCRUNGROUP", Long.toString(run));
+            vmmc.put("VMMCPARENT", null);
+            Path log = s.outDir().resolve("VMMC_" + host + "." + pid);
+            long[] started;
+            try {
+                started = d.spawn(RunControl.group(s.name(), Long.toString(run)), "VMMC_" + host + "." + pid, argv,
+                    RunControl.sessionEnv(vmmc), dir, log);
+            } catch (RuntimeException e) {
+                new Directory(s.share(), s.name()).unregister(host, pid);
+                throw e;
+            }
+            RunControl.record(s.outDir(), s.name(), run, host, pid, started[1]);
+            out.println("started " + program + " on " + host + ": pid " + pid + ", run group " + run + ", log " + log);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path f : s.sorted((a, b) -> b.compareTo(a)).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
