@@ -73,6 +73,9 @@ final class ControlPoller implements AutoCloseable {
      * @throws InterruptedIOException if the thread was interrupted (its interrupt status is kept)
      */
     void await(SocketChannel channel, int ops) throws IOException {
+        if (closed || !channel.isOpen()) {
+            throw new ClosedChannelException(); // not queued: the poller would only wake it at once
+        }
         Waiter w = new Waiter(channel, ops, Thread.currentThread());
         requests.add(w);
         selector.wakeup();
@@ -84,6 +87,9 @@ final class ControlPoller implements AutoCloseable {
                 throw new InterruptedIOException("interrupted waiting for a control socket");
             }
             LockSupport.parkNanos(this, RECHECK_NANOS);
+        }
+        if (!channel.isOpen()) {
+            throw new ClosedChannelException(); // woken because the node closed it
         }
     }
 

@@ -8,6 +8,8 @@ import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
@@ -347,9 +349,12 @@ final class DataConnection {
                 reply(lastStatus, requestId, 0); // the store it follows failed: no notification about it
                 return;
             }
+            if ((in.get(p + 5) & DataProtocol.FLAG_IF_WAITING) != 0 && !waiting(requestId, segmentId, in.getLong(p + 64), p)) {
+                return;
+            }
             byte delivered = access.notifyCreator(segmentId, offset, a, clientNode);
             count(op, 0);
-            reply(delivered, requestId, 0);
+            reply(delivered, requestId, 1);
             return;
         }
         long value = length;
@@ -380,6 +385,35 @@ final class DataConnection {
         } catch (IllegalStateException unmapped) {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
         }
+    }
+
+    /**
+     * {@link DataProtocol#FLAG_IF_WAITING}: whether the waiters word at {@code waitersOffset} is
+     * not zero, read after a full fence (so after the store served just before, the home's side
+     * of the Dekker handshake with a waiter that counts itself, fences and re-checks). Answers
+     * the request itself when it is not delivered: OK with value 0 for no waiters, or the access
+     * error for a word the token may not read.
+     */
+    private boolean waiting(long requestId, long segmentId, long waitersOffset, int p) {
+        byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
+            HomeAccess.accessOf(DataProtocol.OP_GET), waitersOffset, 8);
+        if (status != DataProtocol.STATUS_OK) {
+            stats.errors.increment();
+            reply(status, requestId, 0);
+            return false;
+        }
+        MemorySegment word = access.slice(segmentId, waitersOffset, 8);
+        if (word == null) {
+            reply(DataProtocol.STATUS_OK, requestId, 0); // reclaimed: nobody waits there any more
+            return false;
+        }
+        VarHandle.fullFence();
+        if (word.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != 0) {
+            return true;
+        }
+        count(DataProtocol.OP_NOTIFY, 0);
+        reply(DataProtocol.STATUS_OK, requestId, 0);
+        return false;
     }
 
     private void malformed(long requestId) {

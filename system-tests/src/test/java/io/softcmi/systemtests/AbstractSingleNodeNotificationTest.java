@@ -141,6 +141,24 @@ abstract class AbstractSingleNodeNotificationTest {
     }
 
     @Test
+    void shouldNotifyOnlyWhenTheWaitersWordIsSetAfterTheLocalStore() throws Exception {
+        ContextThread creator = open("creator");
+        Created seg = create(creator, PAGE);
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        ContextThread t = open("sender");
+        CmiMapping m = attach(t, seg.segment().id(), Set.of());
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 21);
+        t.run(c -> Notifications.putAndNotifyIfWaiting(m, 16, word, 16, 21, 128));
+        assertNull(inbox.take(java.time.Duration.ofMillis(300)), "no notification while nobody waits");
+        assertEquals(21L, (long) creator.<Long>call(c -> seg.mapping().getLong(16)), "the store landed");
+        creator.run(c -> seg.mapping().putLong(128, 1));
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 22);
+        t.run(c -> Notifications.putAndNotifyIfWaiting(m, 24, word, 24, 22, 128));
+        takeOne(inbox, seg.segment(), 24, 22);
+    }
+
+    @Test
     void shouldRunInlineHandlersInOrderOnOneThreadAfterTheStoreAndQueueNothing() throws Exception {
         int iterations = 1000;
         int senders = 2;

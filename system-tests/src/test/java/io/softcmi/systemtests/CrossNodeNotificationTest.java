@@ -146,6 +146,57 @@ class CrossNodeNotificationTest {
     }
 
     @Test
+    void shouldMoveBulkDataFromAndIntoSegmentsOfLongArraysOnAnUncachedImport() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        // Heap segments of long[] have no ByteBuffer view: the data path copies them through bytes.
+        long[] out = {1, -2, 3, Long.MIN_VALUE};
+        sender.run(c -> m.put(64, java.lang.foreign.MemorySegment.ofArray(out)));
+        assertEquals(Long.MIN_VALUE, (long) creator.<Long>call(c -> s.mapping().getLong(64 + 24)));
+        long[] back = sender.call(c -> {
+            long[] in = new long[4];
+            m.get(64, java.lang.foreign.MemorySegment.ofArray(in));
+            return in;
+        });
+        org.junit.jupiter.api.Assertions.assertArrayEquals(out, back);
+        long[] word = {77};
+        sender.run(c -> Notifications.putAndNotify(m, 8, java.lang.foreign.MemorySegment.ofArray(word), 8, 77));
+        takeOne(Notifications.inbox(creator.context()), s.segment(), 8, 77);
+        assertEquals(77L, (long) creator.<Long>call(c -> s.mapping().getLong(8)));
+    }
+
+    @Test
+    void shouldNotifyOnlyWhenTheWaitersWordIsSetAfterTheStore() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)); // uncached: one round trip
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        long waiters = 128;
+
+        // Nobody counted in the waiters word: the store lands, no notification.
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 11);
+        sender.run(c -> Notifications.putAndNotifyIfWaiting(m, 16, word, 16, 11, waiters));
+        assertEquals(11L, (long) creator.<Long>call(c -> s.mapping().getLong(16)), "the store landed");
+        assertNull(inbox.take(Duration.ofMillis(300)), "no notification while nobody waits");
+
+        // A waiter counts itself: the next store is notified, after its data.
+        creator.run(c -> s.mapping().putLong(waiters, 1));
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 12);
+        sender.run(c -> Notifications.putAndNotifyIfWaiting(m, 24, word, 24, 12, waiters));
+        takeOne(inbox, s.segment(), 24, 12);
+        assertEquals(12L, (long) creator.<Long>call(c -> s.mapping().getLong(24)), "the data landed before the notification");
+
+        // Out of range waiters word: refused before anything is stored.
+        sender.run(c -> assertThrows(IndexOutOfBoundsException.class,
+            () -> Notifications.putAndNotifyIfWaiting(m, 32, word, 32, 13, PAGE)));
+        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(32)), "nothing stored");
+    }
+
+    @Test
     void shouldDeliverNoNotificationWhenTheStoreOfPutAndNotifyFails() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");

@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
  * request (client to home), 64-byte header then payload:
  *   0  int   frame length (bytes after this field)
  *   4  byte  op            (HELLO, GET, PUT, CAS, NOTIFY, PROOF, FILL, DIFF, ACQUIRE)
- *   5  byte  flags         (0, or FLAG_AFTER_OK on a NOTIFY)
+ *   5  byte  flags         (0, or FLAG_AFTER_OK and FLAG_IF_WAITING on a NOTIFY)
  *   6  short reserved
  *   8  long  request id
  *  16  long  home segment id
@@ -25,7 +25,8 @@ import java.nio.ByteBuffer;
  *  56  long  a: length for GET, PUT and FILL, compare value for CAS, protocol version for HELLO,
  *            value for NOTIFY, last epoch for ACQUIRE
  *  64  long  b: swap value for CAS, cache id for FILL, DIFF and ACQUIRE; for a PUT that is one
- *            chunk of a larger store, the end offset of the whole store (else 0)
+ *            chunk of a larger store, the end offset of the whole store (else 0); for a NOTIFY
+ *            with FLAG_IF_WAITING, the offset of its waiters word
  *  72  ...   payload: PUT data, DIFF runs, or the HELLO ticket
  *
  * reply (home to client), 24-byte header then payload:
@@ -70,6 +71,17 @@ public final class DataProtocol {
      * thus never notify about data that did not land.
      */
     public static final byte FLAG_AFTER_OK = 1;
+    /**
+     * Request flag of an {@link #OP_NOTIFY}: deliver it only if the 8-byte word at offset
+     * {@code b} of the segment (a count of waiters the creator keeps there) is not zero when the
+     * home serves it. The home reads the word after a full fence, so with a waiter that counts
+     * itself, fences and then re-checks its condition, one of the two sees the other's store
+     * (a Dekker handshake): a store and a conditional notification sent back to back wake a
+     * sleeping waiter in one round trip and cost a polling one nothing
+     * ({@code Notifications.putAndNotifyIfWaiting}). Answered {@link #STATUS_OK} with value 0
+     * when not delivered for want of waiters, 1 when delivered.
+     */
+    public static final byte FLAG_IF_WAITING = 2;
     /** Bytes of request header. */
     public static final int REQUEST_HEADER = 72;
     /** Bytes of reply header. */

@@ -73,6 +73,31 @@ public final class NotificationSupport {
     }
 
     /**
+     * Stores {@code src} at {@code offset}, then sends a notification only if the word at
+     * {@code waitersOffset} is not zero (see {@code Notifications.putAndNotifyIfWaiting}).
+     */
+    public static void putAndSendIfWaiting(CmiMapping mapping, long offset, java.lang.foreign.MemorySegment src,
+            long notifyOffset, long value, long waitersOffset) {
+        Errors.checkNotNull(mapping, "mapping");
+        Errors.checkNotNull(src, "src");
+        if (waitersOffset < 0) {
+            throw new IndexOutOfBoundsException("waiters offset " + waitersOffset);
+        }
+        if (mapping instanceof RemoteMapping m) {
+            m.putThenNotify(offset, src, notifyOffset, value, waitersOffset);
+            m.context.expectNotice();
+        } else {
+            mapping.put(offset, src);
+            // The store is in the shared mapping; a full fence, then the waiters word: a waiter
+            // counts itself there, fences and re-checks, so one of the two sees the other.
+            java.lang.invoke.VarHandle.fullFence();
+            if (mapping.getLong(waitersOffset) != 0) {
+                send(mapping, notifyOffset, value);
+            }
+        }
+    }
+
+    /**
      * A context's inbox (see {@code Notifications.inbox}).
      *
      * @param context a context made by this library

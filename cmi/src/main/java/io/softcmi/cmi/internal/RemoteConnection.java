@@ -263,24 +263,35 @@ final class RemoteConnection implements AutoCloseable {
      * thread's request comes between them) and the notification carries
      * {@link DataProtocol#FLAG_AFTER_OK}: the home, serving a connection's requests in order,
      * applies the store, then delivers the notification only if the store succeeded. A larger
-     * store is sent as by {@link #put} and the notification after its replies.
+     * store is sent as by {@link #put} and the notification after its replies. With
+     * {@code waitersOffset >= 0} the notification also carries {@link DataProtocol#FLAG_IF_WAITING}:
+     * the home delivers it only if the word at {@code waitersOffset} is not zero.
      *
      * @return the store's status if it failed, else the notification's (as for get)
      */
     int putThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
-            long deadline) {
+            long waitersOffset, long deadline) {
         long length = src.byteSize();
+        byte flags = (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
+        long b = Math.max(0, waitersOffset);
         if (length == 0 || length > DataProtocol.MAX_PAYLOAD) {
             int status = put(segmentId, token, offset, src, length, deadline);
-            return status != 0 ? status : notification(segmentId, token, notifyOffset, value, deadline);
+            if (status != 0) {
+                return status;
+            }
+            Call notice = new Call();
+            notice.flags = flags;
+            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, b, null, deadline - System.nanoTime());
+            await(notice, deadline);
+            return notice.status;
         }
         Call store = new Call();
         Call notice = new Call();
-        notice.flags = DataProtocol.FLAG_AFTER_OK;
+        notice.flags = flags;
         sendLock.lock();
         try {
             sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, length, 0, src, deadline);
-            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, 0, null, deadline - System.nanoTime());
+            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, b, null, deadline - System.nanoTime());
         } finally {
             sendLock.unlock();
         }
@@ -384,12 +395,21 @@ final class RemoteConnection implements AutoCloseable {
             DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
                 token.secretLo(), offset, a, b, n);
             out.flip();
-            write(src.asByteBuffer(), deadline);
+            write(hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE)), deadline);
         } catch (IOException e) {
             fail(STATUS_IO);
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /**
+     * Whether {@code s} can be viewed as a {@link ByteBuffer}: native memory, or a heap segment of
+     * a {@code byte[]}. A segment of another primitive array ({@code MemorySegment.ofArray(long[])})
+     * is copied through a {@code byte[]} instead.
+     */
+    static boolean hasByteBuffer(MemorySegment s) {
+        return s.isNative() || s.heapBase().map(b -> b instanceof byte[]).orElse(false);
     }
 
     private void putBits(int at, int width, long bits) {
@@ -639,7 +659,7 @@ final class RemoteConnection implements AutoCloseable {
                 }
                 MemorySegment target = c.dst;
                 long at = c.dstOffset;
-                if (!c.dst.isAccessibleBy(Thread.currentThread())) {
+                if (!c.dst.isAccessibleBy(Thread.currentThread()) || !hasByteBuffer(c.dst)) {
                     c.detached = new byte[payload];
                     target = MemorySegment.ofArray(c.detached);
                     at = 0;

@@ -245,20 +245,44 @@ final class RemoteMapping implements CmiMapping {
      * cache and then sends the notification as a release, as the two calls would.
      */
     void putThenNotify(long off, MemorySegment src, long notifyOffset, long value) {
-        if (cache != null) {
+        putThenNotify(off, src, notifyOffset, value, -1);
+    }
+
+    /**
+     * As {@link #putThenNotify(long, MemorySegment, long, long)}; with {@code waitersOffset >= 0}
+     * the notification is sent only if the word there is not zero after the store (read at the
+     * home, after a full fence, in the same round trip on an uncached import).
+     */
+    void putThenNotify(long off, MemorySegment src, long notifyOffset, long value, long waitersOffset) {
+        if (waitersOffset >= 0) {
+            check(waitersOffset, 8, false);
+        }
+        RemoteConnection c = null;
+        TokenImpl t = null;
+        if (cache == null) {
+            t = check(off, src.byteSize(), true);
+            check(notifyOffset, 8, true);
+            c = connection(off);
+            if (c != connection(notifyOffset) || waitersOffset >= 0 && c != connection(waitersOffset)) {
+                c = null;
+            }
+        }
+        if (c == null) {
             put(off, src);
+            if (waitersOffset >= 0) {
+                if (cache != null) {
+                    context.mb(); // the store reaches the home and the waiters word is read fresh
+                } else {
+                    java.lang.invoke.VarHandle.fullFence();
+                }
+                if (getLong(waitersOffset) == 0) {
+                    return;
+                }
+            }
             sendNotification(notifyOffset, value);
             return;
         }
-        TokenImpl t = check(off, src.byteSize(), true);
-        check(notifyOffset, 8, true);
-        RemoteConnection c = connection(off);
-        if (c != connection(notifyOffset)) {
-            put(off, src);
-            sendNotification(notifyOffset, value);
-            return;
-        }
-        int status = c.putThenNotify(homeSegmentId, t, off, src, notifyOffset, value, context.remoteDeadline());
+        int status = c.putThenNotify(homeSegmentId, t, off, src, notifyOffset, value, waitersOffset, context.remoteDeadline());
         verdict(status, off);
     }
 

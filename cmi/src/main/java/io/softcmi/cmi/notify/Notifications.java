@@ -60,6 +60,32 @@ public final class Notifications {
     }
 
     /**
+     * Stores {@code src} at {@code offset}, then notifies the segment's creator with
+     * {@code (notifyOffset, value)} only if the 8-byte word at {@code waitersOffset} is not zero
+     * after the store: a wake-up that costs nothing when nobody sleeps. The creator's waiting
+     * threads count themselves in that word, issue a full fence and re-check their condition
+     * before they block in the inbox; the word is read after the store and a full fence (at the
+     * home, in the same round trip as the store, on an uncached import), so either the waiter
+     * sees the store or the sender sees the waiter (a Dekker handshake). On a cached import the
+     * store is released with {@code mb} before the word is read.
+     *
+     * @param mapping a local attach or an attached import of the segment
+     * @param offset where to store
+     * @param src the bytes to store
+     * @param notifyOffset the notification's offset (checked as an 8-byte store)
+     * @param value the value to deliver
+     * @param waitersOffset the waiters word (checked as an 8-byte load)
+     * @throws IllegalStateException if the mapping is detached
+     * @throws IndexOutOfBoundsException if an offset is out of range
+     * @throws io.softcmi.cmi.CmiAccessException as for the store and the load; a store that fails
+     *         sends no notification
+     */
+    public static void putAndNotifyIfWaiting(CmiMapping mapping, long offset, java.lang.foreign.MemorySegment src,
+            long notifyOffset, long value, long waitersOffset) {
+        NotificationSupport.putAndSendIfWaiting(mapping, offset, src, notifyOffset, value, waitersOffset);
+    }
+
+    /**
      * The inbox of a context: notifications for the segments it created.
      *
      * @param context a context of this process

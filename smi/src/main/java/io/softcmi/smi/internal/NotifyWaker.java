@@ -5,6 +5,8 @@ import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.notify.NotificationInbox;
 import io.softcmi.cmi.notify.Notifications;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.function.LongPredicate;
@@ -52,23 +54,24 @@ final class NotifyWaker implements Waker {
         // Release this process's cached stores first, so the woken process sees them.
         ctx.wmb();
         // Control segments are local or write-through imports (Segments.createSynchronization):
-        // the store is in the target's memory when putLong returns, and the load of SLEEPERS
-        // below is a later access at the same home.
-        target.putLong(offset, value);
-        // Dekker with the waiter: it announces itself in SLEEPERS (a CAS), re-checks its word,
-        // then blocks; we store, fence, read SLEEPERS. One of us sees the other's store, so a
-        // waiter that blocks is always notified, and one still polling costs no notification.
-        VarHandle.fullFence();
+        // the store, then a notification only if the target counts sleepers, in one round trip
+        // (Notifications.putAndNotifyIfWaiting). Dekker with the waiter: it counts itself in
+        // SLEEPERS, fences, re-checks its word, then blocks; the sender's side stores, fences
+        // and reads SLEEPERS (at the target's home). One sees the other's store, so a waiter
+        // that blocks is always notified, and one still polling costs no notification.
+        MemorySegment word = this.word.get();
+        word.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value);
         try {
-            if (target.getLong(Layout.CTRL_SLEEPERS) > 0) {
-                Notifications.notify(target, offset, value);
-            }
+            Notifications.putAndNotifyIfWaiting(target, offset, word, offset, value, Layout.CTRL_SLEEPERS);
         } catch (CmiAccessException | IllegalStateException e) {
-            // The store is in: a waiter still polling may already have seen it, left (the last
+            // A waiter still polling may already have seen an earlier store, left (the last
             // barrier of SMI_Finalize) and removed its segment. A target that died instead is
             // the watchdog's and smirun's business.
         }
     }
+
+    /** An 8-byte buffer per thread for the stored word. */
+    private final ThreadLocal<MemorySegment> word = ThreadLocal.withInitial(() -> MemorySegment.ofArray(new long[1]));
 
     /** Threads of this process blocked in the inbox; SLEEPERS holds a copy. Guarded by this. */
     private long sleeping;
