@@ -750,6 +750,15 @@ final class ContextImpl implements CmiContext {
             // A store barrier and an acquire for cached imports (docs/cache.md): earlier cached
             // stores reach their homes before the CAS, and later loads see what others released.
             CachedImports.release(remoteCache);
+            if (m instanceof RemoteMapping rm && rm.context == this) {
+                // The acquires of caches at the CAS's home go out right behind the CAS on the
+                // same connection: the home serves them after it, and their round trip overlaps.
+                RemoteMapping.PendingCas cas = rm.startCas(offset, cmpval, swpval);
+                io.softcmi.cmi.internal.cache.ContextCache.EarlyAcquire early = remoteCache.startAcquireOn(rm.home);
+                long before = rm.finishCas(cas);
+                remoteCache.finishAcquire(early);
+                return before;
+            }
             long before = atmCasNow(m, offset, cmpval, swpval);
             CachedImports.acquire(remoteCache);
             return before;

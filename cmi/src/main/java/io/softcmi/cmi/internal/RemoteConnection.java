@@ -243,9 +243,15 @@ final class RemoteConnection implements AutoCloseable {
 
     /** Compare-and-swap at the home. @return the call, with the value before in {@link Call#value} */
     Call cas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
+        Call c = startCas(segmentId, token, offset, cmpval, swpval, deadline);
+        await(c, deadline);
+        return c;
+    }
+
+    /** Sends a CAS without waiting; {@link #await} its call. */
+    Call startCas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
         Call c = new Call();
         send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline - System.nanoTime());
-        await(c, deadline);
         return c;
     }
 

@@ -70,6 +70,12 @@ final class RemoteLineTransport implements LineTransport {
         return start(DataProtocol.OP_DIFF, 0, 0, MemorySegment.ofArray(runs).asSlice(0, length), null, 0, false);
     }
 
+    /** @return the home: a context's requests to one home share one pipelined connection */
+    @Override
+    public Object route() {
+        return mapping.home;
+    }
+
     @Override
     public Pending acquire(long sinceEpoch, byte[] dst) {
         return start(DataProtocol.OP_ACQUIRE, 0, sinceEpoch, null, MemorySegment.ofArray(dst), dst.length, true);

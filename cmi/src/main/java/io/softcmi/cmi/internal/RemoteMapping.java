@@ -312,6 +312,31 @@ final class RemoteMapping implements CmiMapping {
         return c.value;
     }
 
+    /** A CAS sent and not yet awaited ({@link #startCas}). */
+    record PendingCas(RemoteConnection connection, RemoteConnection.Call call, long offset, long deadline) {
+    }
+
+    /**
+     * {@code atm_cas} at the home, first part: checks and sends the request without waiting, so
+     * the caller can send requests that the home must serve after it on the same connection.
+     */
+    PendingCas startCas(long off, long cmpval, long swpval) {
+        if ((off & 7) != 0) {
+            throw Errors.fail(io.softcmi.cmi.CmiError.INVAL, "atm_cas needs an 8-byte aligned address, got offset " + off);
+        }
+        TokenImpl t = check(off, 8, true);
+        long deadline = context.remoteDeadline();
+        RemoteConnection c = connection(off);
+        return new PendingCas(c, c.startCas(homeSegmentId, t, off, cmpval, swpval, deadline), off, deadline);
+    }
+
+    /** {@code atm_cas}, second part: waits for the reply. @return the value before */
+    long finishCas(PendingCas p) {
+        p.connection().await(p.call(), p.deadline());
+        verdict(p.call().status, p.offset());
+        return p.call().value;
+    }
+
     @Override
     public String toString() {
         return "remote mapping of " + segment + " homed at " + home + (readOnly ? " (read-only)" : "");

@@ -177,6 +177,54 @@ public final class ContextCache implements AutoCloseable {
         }
     }
 
+    /** Acquires started early, and the caches they belong to. */
+    public record EarlyAcquire(List<SegmentCache> caches, List<SegmentCache.AcquireFlight> flights) {
+    }
+
+    /**
+     * The acquire half of {@code atm_cas}, first part, called right after the CAS request was
+     * sent on {@code route} and before its reply: starts the acquires of the caches whose
+     * requests travel on the same route. The home serves them after the CAS, so they see what
+     * the CAS saw, and their round trip overlaps the CAS's. Acquires to other homes must wait
+     * for the CAS's reply ({@link #finishAcquire}).
+     *
+     * @param route the CAS's route (its home), or null
+     * @return the acquires started
+     */
+    public EarlyAcquire startAcquireOn(Object route) {
+        List<SegmentCache> on = new ArrayList<>();
+        List<SegmentCache.AcquireFlight> flights = new ArrayList<>();
+        if (route != null) {
+            for (SegmentCache c : caches) {
+                if (route.equals(c.route())) {
+                    on.add(c);
+                    flights.add(c.startAcquire());
+                }
+            }
+        }
+        return new EarlyAcquire(on, flights);
+    }
+
+    /**
+     * The acquire half of {@code atm_cas}, second part, after the CAS's reply: starts the
+     * acquires of every other cache, then waits for all of them and drops what others wrote.
+     *
+     * @param early what {@link #startAcquireOn} started
+     */
+    public void finishAcquire(EarlyAcquire early) {
+        List<SegmentCache> order = new ArrayList<>(early.caches());
+        List<SegmentCache.AcquireFlight> flights = new ArrayList<>(early.flights());
+        for (SegmentCache c : caches) {
+            if (!early.caches().contains(c)) {
+                order.add(c);
+                flights.add(c.startAcquire());
+            }
+        }
+        for (int i = 0; i < order.size(); i++) {
+            order.get(i).finishAcquire(flights.get(i));
+        }
+    }
+
     /** {@code rmb}, the acquire half of {@code mb} and {@code atm_cas}. */
     public void acquireAll() {
         List<SegmentCache> order = new ArrayList<>(caches);

@@ -49,4 +49,15 @@ public interface LineTransport {
      * @return the request
      */
     Pending acquire(long sinceEpoch, byte[] dst);
+
+    /**
+     * Which ordered channel the requests travel on: requests of transports with equal non-null
+     * routes, and any other request sent on that route, reach the home in the order they were
+     * started. Null when unknown.
+     *
+     * @return the route, or null
+     */
+    default Object route() {
+        return null;
+    }
 }

@@ -148,6 +148,11 @@ public final class SegmentCache {
         return capacityLines * lineSize;
     }
 
+    /** @return the route of this cache's requests ({@link LineTransport#route}), or null */
+    public Object route() {
+        return transport.route();
+    }
+
     /** @return the line size */
     public int lineSize() {
         return lineSize;
