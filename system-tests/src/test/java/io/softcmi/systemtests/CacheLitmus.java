@@ -25,7 +25,7 @@ final class CacheLitmus {
     }
 
     /** Adds one to the counter with atm_cas. */
-    private static void arrive(CmiContext ctx, CmiMapping m, long counter) {
+    static void arrive(CmiContext ctx, CmiMapping m, long counter) {
         long seen = 0;
         long was;
         while ((was = ctx.atmCas(m, counter, seen, seen + 1)) != seen) {
@@ -34,7 +34,7 @@ final class CacheLitmus {
     }
 
     /** Waits until the counter reaches {@code target} (rmb between reads). @return false on timeout */
-    private static boolean await(CmiContext ctx, CmiMapping m, long counter, long target, long deadline) {
+    static boolean await(CmiContext ctx, CmiMapping m, long counter, long target, long deadline) {
         while (m.getLong(counter) < target) {
             if (System.nanoTime() - deadline > 0) {
                 return false;

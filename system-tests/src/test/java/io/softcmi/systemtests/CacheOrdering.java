@@ -38,20 +38,13 @@ final class CacheOrdering {
 
     /** Adds one to the counter with atm_cas. */
     private static void arrive(CmiContext ctx, CmiMapping m, long counter) {
-        long seen = 0;
-        long was;
-        while ((was = ctx.atmCas(m, counter, seen, seen + 1)) != seen) {
-            seen = was;
-        }
+        CacheLitmus.arrive(ctx, m, counter);
     }
 
     /** Waits (rmb between reads, and one after) until the counter reaches {@code target}. @return false on timeout */
     private static boolean await(CmiContext ctx, CmiMapping m, long counter, long target, long deadline) {
-        while (m.getLong(counter) < target) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            ctx.rmb();
+        if (!CacheLitmus.await(ctx, m, counter, target, deadline)) {
+            return false;
         }
         ctx.rmb(); // what was released before the last arrival is acquired
         return true;

@@ -349,13 +349,7 @@ public final class NodeChannel implements AutoCloseable {
                     selector.select(); // a caller that queued notices, or a sender expecting an answer, wakes it
                     selector.selectedKeys().clear();
                     readLock.lock(); // waits while a caller polls
-                    try {
-                        while (frames.fill(channel) > 0) {
-                            dispatchAvailable();
-                        }
-                    } finally {
-                        readLock.unlock();
-                    }
+                    readAvailable();
                     if (!notices.isEmpty()) {
                         spin.arrived(false);
                     }
@@ -370,6 +364,17 @@ public final class NodeChannel implements AutoCloseable {
             pending.values().forEach(f -> f.completeExceptionally(cause));
             closeQuietly();
             closeListener.run();
+        }
+    }
+
+    /** Reads and dispatches every frame the socket has now; the caller holds the read lock, released here. */
+    private void readAvailable() throws IOException {
+        try {
+            while (frames.fill(channel) > 0) {
+                dispatchAvailable();
+            }
+        } finally {
+            readLock.unlock();
         }
     }
 
@@ -388,13 +393,7 @@ public final class NodeChannel implements AutoCloseable {
             long previous = System.nanoTime();
             while (channel.isOpen()) {
                 if (readLock.tryLock()) {
-                    try {
-                        while (frames.fill(channel) > 0) {
-                            dispatchAvailable();
-                        }
-                    } finally {
-                        readLock.unlock();
-                    }
+                    readAvailable();
                 }
                 if (!notices.isEmpty()) {
                     spin.polled(true);
