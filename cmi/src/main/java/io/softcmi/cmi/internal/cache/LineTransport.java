@@ -36,7 +36,8 @@ public interface LineTransport {
 
     /**
      * Applies the runs {@code long offset | int length | bytes} (little-endian headers) in
-     * {@code runs[0, length)} at the home; acknowledged after they are applied.
+     * {@code runs[0, length)} at the home; acknowledged after they are applied. The caller
+     * reuses {@code runs} once this returns: the request is sent (or copied) by then.
      *
      * @return the request
      */
