@@ -57,9 +57,12 @@ final class WordRuns {
                 // directory's monitor, released after the diff, orders it before later diffs.
                 flush();
                 long s = from + (p - offset);
-                for (; p + 8 <= wholeEnd; p += 8, s += 8) {
-                    target.set(ValueLayout.JAVA_LONG, p, src.get(ValueLayout.JAVA_LONG_UNALIGNED, s));
+                int words = (int) ((wholeEnd - p) >>> 3); // a run fits in one frame: an int count
+                for (int i = 0; i < words; i++) { // int-counted: the JIT unrolls it and drops the bounds checks
+                    long at = (long) i << 3;
+                    target.set(ValueLayout.JAVA_LONG, p + at, src.get(ValueLayout.JAVA_LONG_UNALIGNED, s + at));
                 }
+                p += (long) words << 3;
                 continue;
             }
             long word = p & ~7L;

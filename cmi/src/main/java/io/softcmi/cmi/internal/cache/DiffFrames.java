@@ -1,8 +1,9 @@
 package io.softcmi.cmi.internal.cache;
 
 import io.softcmi.wire.DataProtocol;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -17,17 +18,26 @@ import java.util.List;
  * at a word boundary, so an aligned store of up to 8 bytes always travels, and is applied at the
  * home, in one request.
  *
- * <p>One frame buffer, reused: {@link LineTransport#diff} is done with it when it returns. Used
- * under its {@link SegmentCache}'s lock only.
+ * <p>One frame buffer, reused: {@link LineTransport#diff} is done with it when it returns. It
+ * starts at {@link #FIRST_FRAME} bytes and doubles each time a write-back fills it, up to
+ * {@link DataProtocol#MAX_DIFF_PAYLOAD}: a dense write-back goes in a few large requests, each of
+ * which costs system calls at both ends, a reply and a round of the home's loop, and a cache that
+ * only ever writes back a few lines keeps a small buffer. Used under its {@link SegmentCache}'s
+ * lock only.
  */
 final class DiffFrames {
-    private static final VarHandle LE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LE_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int HEADER = DataProtocol.DIFF_RUN_HEADER;
 
     private final LineTransport transport;
     private final CacheStats stats;
-    private final byte[] frame = new byte[DataProtocol.MAX_DIFF_PAYLOAD];
+    /** First frame size: a write-back of a few lines keeps a small buffer. */
+    static final int FIRST_FRAME = 32 * 1024;
+
+    /** Grows (doubling, up to {@link DataProtocol#MAX_DIFF_PAYLOAD}) each time a write-back fills it. */
+    private MemorySegment frame = newFrame(FIRST_FRAME);
+    private boolean full;
     private int pos;
     /** Where the frame's last run header is, or -1. */
     private int lastHeader = -1;
@@ -67,18 +77,19 @@ final class DiffFrames {
     private void addRun(long off, byte[] src, int from, int len) {
         while (len > 0) {
             int n;
-            if (off == lastEnd && (n = fit(off, len, frame.length - pos)) > 0) {
+            if (off == lastEnd && (n = fit(off, len, room())) > 0) {
                 // continues the frame's last run: no header
-                LE_INT.set(frame, lastHeader + 8, (int) LE_INT.get(frame, lastHeader + 8) + n);
-                System.arraycopy(src, from, frame, pos, n);
+                frame.set(LE_INT, lastHeader + 8, frame.get(LE_INT, lastHeader + 8) + n);
+                MemorySegment.copy(src, from, frame, ValueLayout.JAVA_BYTE, pos, n);
                 pos += n;
-            } else if ((n = fit(off, len, frame.length - pos - HEADER)) > 0) {
+            } else if ((n = fit(off, len, room() - HEADER)) > 0) {
                 lastHeader = pos;
-                LE_LONG.set(frame, pos, off);
-                LE_INT.set(frame, pos + 8, n);
-                System.arraycopy(src, from, frame, pos + HEADER, n);
+                frame.set(LE_LONG, pos, off);
+                frame.set(LE_INT, pos + 8, n);
+                MemorySegment.copy(src, from, frame, ValueLayout.JAVA_BYTE, pos + HEADER, n);
                 pos += HEADER + n;
             } else {
+                full = true;
                 flush();
                 continue;
             }
@@ -87,6 +98,15 @@ final class DiffFrames {
             len -= n;
             lastEnd = off;
         }
+    }
+
+    private int room() {
+        return (int) frame.byteSize() - pos;
+    }
+
+    /** Native memory (freed with the cache): a socket writes it without copying it first. */
+    private static MemorySegment newFrame(int bytes) {
+        return Arena.ofAuto().allocate(bytes, 8);
     }
 
     /** @return how much of a run of {@code len} bytes at {@code off} fits in {@code room}: all, or up to a word boundary */
@@ -109,13 +129,18 @@ final class DiffFrames {
         if (pos == 0) {
             return;
         }
-        flights.add(new SegmentCache.Flight(transport.diff(frame, pos), Arrays.copyOf(lineOffsets, lineCount)));
+        flights.add(new SegmentCache.Flight(transport.diff(frame.asSlice(0, pos)), Arrays.copyOf(lineOffsets, lineCount)));
         stats.diffs.increment();
         stats.diffBytes.add(pos);
         pos = 0;
         lastHeader = -1;
         lastEnd = -1;
         lineCount = 0;
+        if (full && frame.byteSize() < DataProtocol.MAX_DIFF_PAYLOAD) {
+            // Dense write-backs go in fewer, larger requests: each costs system calls and a reply.
+            frame = newFrame((int) Math.min(2 * frame.byteSize(), DataProtocol.MAX_DIFF_PAYLOAD));
+        }
+        full = false;
         if (currentLine >= 0) {
             addOffset(currentLine); // the line's other runs go in the next frame
         }

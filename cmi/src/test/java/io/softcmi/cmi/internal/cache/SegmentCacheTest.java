@@ -188,7 +188,7 @@ class SegmentCacheTest {
                     @Override public boolean done() { return p.done(); }
                 };
             }
-            @Override public Pending diff(byte[] runs, int length) { return inner.diff(runs, length); }
+            @Override public Pending diff(MemorySegment runs) { return inner.diff(runs); }
             @Override public Pending acquire(long sinceEpoch, byte[] dst) { return inner.acquire(sinceEpoch, dst); }
         };
         SegmentCache c = new SegmentCache(home.memory.length, LINE, 1L << 30, counting, stats, lost::add);
