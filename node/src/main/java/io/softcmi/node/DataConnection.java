@@ -79,6 +79,8 @@ final class DataConnection {
     private boolean closeAfterFlush;
     /** A DIFF larger than the input buffer is waiting: grow it. */
     private boolean growIn;
+    /** Where the unserved input starts in {@link #in} (it holds {@code [inStart, position)} between passes). */
+    private int inStart;
     /** This client node's traffic (null when the table is full). */
     private final Traffic peerTraffic;
     /** The last segment served and its traffic: most connections use one segment. */
@@ -189,6 +191,7 @@ final class DataConnection {
             }
             return true;
         }
+        inStart = 0;
         in.clear().limit((int) Math.min(IN_CAPACITY, discard));
         int n = io.read(in);
         in.clear();
@@ -201,7 +204,8 @@ final class DataConnection {
 
     /** Serves every complete request in {@link #in}; stops early for bulk transfers or a full output. @return requests served */
     private int serveBuffered() {
-        in.flip();
+        in.flip().position(inStart);
+        boolean keep = false;
         int served = 0;
         try {
             while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && bulkIn == null && bulkOut == null
@@ -217,6 +221,9 @@ final class DataConnection {
                 if (op == DataProtocol.OP_DIFF && in.remaining() < DataProtocol.REQUEST_HEADER + payload
                         && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
                     growIn = in.capacity() < DataProtocol.REQUEST_HEADER + payload;
+                    // Its rest fits behind it: read on without moving what came (a large frame
+                    // arrives in many reads; compacting after each would copy it again each time).
+                    keep = p + DataProtocol.REQUEST_HEADER + payload <= in.capacity();
                     break; // a diff is served from the input buffer whole: wait for the rest
                 }
                 if (op == DataProtocol.OP_PUT) {
@@ -247,8 +254,15 @@ final class DataConnection {
             }
         } catch (WireFormatException e) {
             malformed(0);
+            keep = false;
         }
-        in.compact();
+        if (keep) {
+            inStart = in.position();
+            in.position(in.limit()).limit(in.capacity());
+        } else {
+            in.compact();
+            inStart = 0;
+        }
         if (growIn) {
             growIn = false;
             ByteBuffer bigger = ByteBuffer.allocateDirect(DIFF_IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);

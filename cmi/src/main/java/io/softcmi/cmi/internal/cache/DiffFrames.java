@@ -6,7 +6,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -61,15 +60,15 @@ final class DiffFrames {
     }
 
     /** Adds the bytes of {@code data[0, valid)} that {@code stored} marks, at segment offset {@code base}. */
-    void addLine(long base, byte[] data, BitSet stored, int valid) {
+    void addLine(long base, byte[] data, long[] stored, int valid) {
         currentLine = base;
         addOffset(base);
         // A run holds only bytes this cache stored: sending any other byte would overwrite what
         // another node wrote there (false sharing must keep both nodes' bytes).
-        for (int s = stored.nextSetBit(0); s >= 0 && s < valid; ) {
-            int e = Math.min(stored.nextClearBit(s), valid);
+        for (int s = WriteMask.nextSet(stored, 0); s >= 0 && s < valid; ) {
+            int e = Math.min(WriteMask.nextClear(stored, s), valid);
             addRun(base + s, data, s, e - s);
-            s = e < valid ? stored.nextSetBit(e) : -1;
+            s = e < valid ? WriteMask.nextSet(stored, e) : -1;
         }
         currentLine = -1;
     }

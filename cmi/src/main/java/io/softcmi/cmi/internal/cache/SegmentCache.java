@@ -92,8 +92,8 @@ public final class SegmentCache {
         final byte[] data;
         /** Filled with a token that grants WRITE; stores to other lines go to the home, which refuses them. */
         final boolean writable;
-        /** Bytes stored since the last write-back; null while the line is clean. */
-        BitSet stored;
+        /** Bytes stored since the last write-back, a bit each ({@link WriteMask}); null while the line is clean. */
+        long[] stored;
 
         Line(byte[] data, boolean writable) {
             this.data = data;
@@ -288,11 +288,11 @@ public final class SegmentCache {
             throw new LineFault(DataProtocol.STATUS_PERM, idx << shift, false);
         }
         if (!l.dirty()) {
-            l.stored = new BitSet(lineSize);
+            l.stored = WriteMask.of(lineSize);
             dirty.set((int) idx);
             dirtyLines = ++dirtyCount;
         }
-        l.stored.set(at, at + n);
+        WriteMask.set(l.stored, at, n);
         if (trackThread) {
             threadLines.computeIfAbsent(Thread.currentThread(), t -> new BitSet()).set((int) idx);
         }
