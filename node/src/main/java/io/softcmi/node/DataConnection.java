@@ -36,6 +36,12 @@ import java.nio.channels.SocketChannel;
 final class DataConnection {
     /** Input buffer: many small requests, or the start of a bulk store. */
     static final int IN_CAPACITY = 64 * 1024;
+    /**
+     * The input buffer of a connection that brought a DIFF larger than {@link #IN_CAPACITY}
+     * holds: room for one whole frame of {@link DataProtocol#MAX_DIFF_PAYLOAD} and the next
+     * one's start, so one read both completes a frame and begins the next.
+     */
+    static final int DIFF_IN_CAPACITY = 2 * (DataProtocol.REQUEST_HEADER + DataProtocol.MAX_DIFF_PAYLOAD);
     /** Output buffer for reply headers and small read payloads. */
     static final int OUT_CAPACITY = 64 * 1024;
     /** Reads up to this size are copied into the output buffer; larger ones are written from the mapping. */
@@ -52,9 +58,10 @@ final class DataConnection {
     private final WritesInFlight.Writer writer;
     private final HomeAccess access;
     private final DataPathStats stats;
-    private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    /** Grows once, to {@link #DIFF_IN_CAPACITY}, for large DIFFs. */
+    private ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer out = ByteBuffer.allocateDirect(OUT_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
-    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
+    private MemorySegment inSegment = MemorySegment.ofBuffer(in);
     private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
     private final ByteBuffer[] parts = new ByteBuffer[2];
     private final CoherentAccess coherent;
@@ -72,6 +79,10 @@ final class DataConnection {
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
+    /** A DIFF larger than the input buffer is waiting: grow it. */
+    private boolean growIn;
+    /** Where the unserved input starts in {@link #in} (it holds {@code [inStart, position)} between passes). */
+    private int inStart;
     /** This client node's traffic (null when the table is full). */
     private final Traffic peerTraffic;
     /** The last segment served and its traffic: most connections use one segment. */
@@ -182,6 +193,7 @@ final class DataConnection {
             }
             return true;
         }
+        inStart = 0;
         in.clear().limit((int) Math.min(IN_CAPACITY, discard));
         int n = io.read(in);
         in.clear();
@@ -194,7 +206,8 @@ final class DataConnection {
 
     /** Serves every complete request in {@link #in}; stops early for bulk transfers or a full output. @return requests served */
     private int serveBuffered() {
-        in.flip();
+        in.flip().position(inStart);
+        boolean keep = false;
         int served = 0;
         try {
             while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && bulkIn == null && bulkOut == null
@@ -209,6 +222,10 @@ final class DataConnection {
                 long requestId = in.getLong(p + 8);
                 if (op == DataProtocol.OP_DIFF && in.remaining() < DataProtocol.REQUEST_HEADER + payload
                         && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
+                    growIn = in.capacity() < DataProtocol.REQUEST_HEADER + payload;
+                    // Its rest fits behind it: read on without moving what came (a large frame
+                    // arrives in many reads; compacting after each would copy it again each time).
+                    keep = p + DataProtocol.REQUEST_HEADER + payload <= in.capacity();
                     break; // a diff is served from the input buffer whole: wait for the rest
                 }
                 if (op == DataProtocol.OP_PUT) {
@@ -239,8 +256,22 @@ final class DataConnection {
             }
         } catch (WireFormatException e) {
             malformed(0);
+            keep = false;
         }
-        in.compact();
+        if (keep) {
+            inStart = in.position();
+            in.position(in.limit()).limit(in.capacity());
+        } else {
+            in.compact();
+            inStart = 0;
+        }
+        if (growIn) {
+            growIn = false;
+            ByteBuffer bigger = ByteBuffer.allocateDirect(DIFF_IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+            bigger.put(in.flip());
+            in = bigger;
+            inSegment = MemorySegment.ofBuffer(bigger);
+        }
         return served;
     }
 

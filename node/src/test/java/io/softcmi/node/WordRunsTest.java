@@ -72,6 +72,30 @@ class WordRunsTest {
     }
 
     @Test
+    void shouldWriteLongRunsOfWholeWordsFromAnUnalignedSourceWithPartWordsAtBothEnds() {
+        try (Arena arena = Arena.ofConfined()) {
+            int size = 4096;
+            MemorySegment target = arena.allocate(size, 8);
+            byte[] before = pattern(size, 3);
+            MemorySegment.copy(before, 0, target, ValueLayout.JAVA_BYTE, 0, size);
+            byte[] src = pattern(size + 5, 77);
+            WordRuns w = new WordRuns(target);
+            MemorySegment in = MemorySegment.ofArray(src);
+            // the source lags the target by 5 bytes (as runs inside a frame do): whole words read unaligned
+            int[][] runs = {{3, 1000}, {1003, 5}, {1016, 2048}, {3072, 1024}};
+            for (int[] r : runs) {
+                w.run(in, r[0] + 5, r[0], r[1]);
+            }
+            w.flush();
+            byte[] expected = before.clone();
+            for (int[] r : runs) {
+                System.arraycopy(src, r[0] + 5, expected, r[0], r[1]);
+            }
+            assertArrayEquals(expected, target.toArray(ValueLayout.JAVA_BYTE));
+        }
+    }
+
+    @Test
     void shouldRefuseARunOutsideTheMapping() {
         try (Arena arena = Arena.ofConfined()) {
             WordRuns w = new WordRuns(arena.allocate(16, 8));

@@ -125,6 +125,22 @@ class CachedImportTest {
     }
 
     @Test
+    void shouldWriteBackADenseMegabyteInLargeFramesAndKeepTheNeighboursBytes() {
+        // Frames of up to 256 KiB (the home's input buffer grows for them), runs merged across
+        // lines, and partly stored lines at both ends whose other bytes another node wrote.
+        Shared s = fresh(2L << 20, false, 0);
+        long start = 1024 + 3;
+        int length = 1 << 20;
+        assertEquals("OK", c.request("fill " + s.onC + " 1024 3 5"));
+        assertEquals("OK", c.request("fill " + s.onC + " " + (start + length) + " 5 5"));
+        assertEquals("OK", b.request("fill " + s.onB + " " + start + " " + length + " 9"));
+        assertEquals("VERIFIED", a.request("check " + s.onA + " " + start + " " + length + " 9"));
+        assertEquals("VERIFIED", a.request("check " + s.onA + " 1024 3 5"), "bytes before the run, another node's");
+        assertEquals("VERIFIED", a.request("check " + s.onA + " " + (start + length) + " 5 5"), "bytes after the run");
+        assertEquals("VERIFIED", c.request("check " + s.onC + " " + start + " " + length + " 9"));
+    }
+
+    @Test
     void shouldWriteBackTheLineAtCflush() {
         Shared s = fresh(4 * PAGE, false, 0);
         assertEquals("OK", b.request("cflush " + s.onB + " 2048 77"));

@@ -66,8 +66,8 @@ final class RemoteLineTransport implements LineTransport {
     }
 
     @Override
-    public Pending diff(byte[] runs, int length) {
-        return start(DataProtocol.OP_DIFF, 0, 0, MemorySegment.ofArray(runs).asSlice(0, length), null, 0, false);
+    public Pending diff(MemorySegment runs) {
+        return start(DataProtocol.OP_DIFF, 0, 0, runs, null, 0, false);
     }
 
     /** @return the home: a context's requests to one home share one pipelined connection */

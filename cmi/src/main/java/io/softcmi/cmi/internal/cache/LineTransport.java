@@ -1,5 +1,7 @@
 package io.softcmi.cmi.internal.cache;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * How a {@link SegmentCache} talks to the home of its segment: the three coherent-cache requests
  * of the data protocol ({@code DataProtocol.OP_FILL}, {@code OP_DIFF}, {@code OP_ACQUIRE}).
@@ -36,11 +38,13 @@ public interface LineTransport {
 
     /**
      * Applies the runs {@code long offset | int length | bytes} (little-endian headers) in
-     * {@code runs[0, length)} at the home; acknowledged after they are applied.
+     * {@code runs} at the home; acknowledged after they are applied. The caller reuses
+     * {@code runs} once this returns: the request is sent (or copied) by then. The cache passes
+     * native memory, which a socket writes without another copy.
      *
      * @return the request
      */
-    Pending diff(byte[] runs, int length);
+    Pending diff(MemorySegment runs);
 
     /**
      * Asks for the ranges others wrote since {@code sinceEpoch}: pairs {@code long start | long end}

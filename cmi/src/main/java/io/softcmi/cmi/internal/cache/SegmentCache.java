@@ -9,12 +9,12 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -68,8 +68,12 @@ public final class SegmentCache {
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
     private final LinkedHashSet<Long> order = new LinkedHashSet<>();
-    private final TreeSet<Long> dirty = new TreeSet<>();
-    private final HashMap<Thread, Set<Long>> threadLines = new HashMap<>();
+    /** Indices of the dirty lines. */
+    private final BitSet dirty = new BitSet();
+    private int dirtyCount;
+    /** The lines each thread with an open flush epoch stored to. */
+    private final HashMap<Thread, BitSet> threadLines = new HashMap<>();
+    private final DiffFrames frames;
     /** Misses in flight by line: another thread missing the same line waits for the same fill. */
     private final HashMap<Long, Fill> filling = new HashMap<>();
     /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
@@ -88,8 +92,8 @@ public final class SegmentCache {
         final byte[] data;
         /** Filled with a token that grants WRITE; stores to other lines go to the home, which refuses them. */
         final boolean writable;
-        /** Bytes stored since the last write-back; null while the line is clean. */
-        BitSet stored;
+        /** Bytes stored since the last write-back, a bit each ({@link WriteMask}); null while the line is clean. */
+        long[] stored;
 
         Line(byte[] data, boolean writable) {
             this.data = data;
@@ -130,6 +134,7 @@ public final class SegmentCache {
         this.stats = stats;
         this.lostStores = lostStores;
         this.lines = new Line[(int) lineCount];
+        this.frames = new DiffFrames(transport, stats);
         setCapacity(capacityBytes);
     }
 
@@ -288,13 +293,13 @@ public final class SegmentCache {
             throw new LineFault(DataProtocol.STATUS_PERM, idx << shift, false);
         }
         if (!l.dirty()) {
-            l.stored = new BitSet(lineSize);
-            dirty.add(idx);
-            dirtyLines = dirty.size();
+            l.stored = WriteMask.of(lineSize);
+            dirty.set((int) idx);
+            dirtyLines = ++dirtyCount;
         }
-        l.stored.set(at, at + n);
+        WriteMask.set(l.stored, at, n);
         if (trackThread) {
-            threadLines.computeIfAbsent(Thread.currentThread(), t -> new HashSet<>()).add(idx);
+            threadLines.computeIfAbsent(Thread.currentThread(), t -> new BitSet()).set((int) idx);
         }
     }
 
@@ -562,15 +567,15 @@ public final class SegmentCache {
 
     /** Drops lines, writing back (and waiting for) those that hold stores. Holds the lock. */
     private void drop(Collection<Long> victims) {
-        List<Long> dirtyVictims = new ArrayList<>();
+        BitSet dirtyVictims = new BitSet();
         for (long v : victims) {
             Line l = lines[(int) v];
             if (l != null && l.dirty()) {
-                dirtyVictims.add(v);
+                dirtyVictims.set((int) v);
             }
         }
         if (!dirtyVictims.isEmpty()) {
-            Outcome o = finish(send(dirtyVictims));
+            Outcome o = finish(send(dirtyVictims, 0, Integer.MAX_VALUE));
             if (o.status != 0) {
                 lostStores.accept(o.failedOffsets);
             }
@@ -597,7 +602,7 @@ public final class SegmentCache {
         }
         lock.lock();
         try {
-            return pending(send(new ArrayList<>(dirty)));
+            return pending(send(dirty, 0, Integer.MAX_VALUE));
         } finally {
             lock.unlock();
         }
@@ -612,8 +617,10 @@ public final class SegmentCache {
         inFlight.removeIf(f -> f.pending().done());
         inFlightCount = inFlight.size();
         List<Flight> all = new ArrayList<>(sent);
+        Set<Flight> mine = Collections.newSetFromMap(new IdentityHashMap<>());
+        mine.addAll(sent);
         for (Flight f : inFlight) {
-            if (!sent.contains(f)) {
+            if (!mine.contains(f)) {
                 all.add(f);
             }
         }
@@ -624,13 +631,11 @@ public final class SegmentCache {
     public List<Flight> startReleaseThread(Thread thread) {
         lock.lock();
         try {
-            Set<Long> mine = threadLines.remove(thread);
+            BitSet mine = threadLines.remove(thread);
             if (mine == null) {
                 return List.of();
             }
-            TreeSet<Long> sorted = new TreeSet<>(mine);
-            sorted.retainAll(dirty);
-            return pending(send(sorted));
+            return pending(send(mine, 0, Integer.MAX_VALUE));
         } finally {
             lock.unlock();
         }
@@ -643,32 +648,43 @@ public final class SegmentCache {
         }
         lock.lock();
         try {
-            return pending(send(new ArrayList<>(dirty.subSet(off >>> shift, true, (off + len - 1) >>> shift, true))));
+            return pending(send(dirty, (int) (off >>> shift), (int) Math.min(lineCount - 1, (off + len - 1) >>> shift)));
         } finally {
             lock.unlock();
         }
     }
 
-    /** Builds and sends the diffs of dirty lines; they count as clean from here on. Holds the lock. */
-    private List<Flight> send(Collection<Long> idxs) {
+    /**
+     * Builds and sends the diffs of the dirty lines among {@code which}'s indices in
+     * {@code [from, to]}, in increasing order; they count as clean from here on. Holds the lock.
+     */
+    private List<Flight> send(BitSet which, int from, int to) {
         // Raised before dirtyLines falls: a release on another thread that reads dirtyLines == 0
         // without the lock then reads a non-zero inFlightCount, takes the lock, and waits for
         // these flights instead of returning before they are acknowledged.
-        inFlightCount = inFlight.size() + idxs.size();
-        DiffBuilder b = new DiffBuilder();
-        for (long idx : idxs) {
-            Line l = lines[(int) idx];
-            if (l != null && l.dirty()) {
-                b.addLine(idx, l);
-                stats.writeBackLines.increment();
+        inFlightCount = inFlight.size() + dirtyCount;
+        List<Flight> sent = new ArrayList<>();
+        frames.begin(sent);
+        try {
+            for (int idx = which.nextSetBit(from); idx >= 0 && idx <= to; idx = which.nextSetBit(idx + 1)) {
+                Line l = lines[idx];
+                if (l != null && l.dirty()) {
+                    frames.addLine((long) idx << shift, l.data, l.stored, validLength(idx));
+                    l.stored = null;
+                    stats.writeBackLines.increment();
+                }
+                if (dirty.get(idx)) {
+                    dirty.clear(idx); // which may be dirty itself: clearing the bit just visited is safe
+                    dirtyCount--;
+                }
             }
-            dirty.remove(idx);
+        } finally {
+            frames.end();
+            dirtyLines = dirtyCount;
+            inFlight.addAll(sent);
+            inFlightCount = inFlight.size();
         }
-        dirtyLines = dirty.size();
-        b.flush();
-        inFlight.addAll(b.flights);
-        inFlightCount = inFlight.size();
-        return b.flights;
+        return sent;
     }
 
     /** What a set of flights came to. */
@@ -691,58 +707,6 @@ public final class SegmentCache {
             }
         }
         return new Outcome(status, failed.stream().mapToLong(Long::longValue).toArray());
-    }
-
-    /** Diff runs packed into requests of at most {@link DataProtocol#MAX_DIFF_PAYLOAD} bytes. */
-    private final class DiffBuilder {
-        final List<Flight> flights = new ArrayList<>();
-        byte[] buf = new byte[DataProtocol.MAX_DIFF_PAYLOAD];
-        ByteBuffer bb = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
-        int pos;
-        List<Long> lineOffsets = new ArrayList<>();
-
-        void addLine(long idx, Line l) {
-            int valid = validLength(idx);
-            long base = idx << shift;
-            lineOffsets.add(base);
-            // A run holds only bytes this cache stored: sending any other byte would overwrite
-            // what another node wrote there (false sharing must keep both nodes' bytes).
-            BitSet m = l.stored;
-            for (int s = m.nextSetBit(0); s >= 0 && s < valid; s = m.nextSetBit(s)) {
-                int e = Math.min(m.nextClearBit(s), valid);
-                addRun(base + s, l.data, s, e - s);
-                s = e;
-            }
-            l.stored = null;
-        }
-
-        void addRun(long off, byte[] src, int from, int len) {
-            while (len > 0) {
-                if (pos + DataProtocol.DIFF_RUN_HEADER >= buf.length) {
-                    flush();
-                }
-                int n = Math.min(len, buf.length - pos - DataProtocol.DIFF_RUN_HEADER);
-                bb.putLong(pos, off).putInt(pos + 8, n);
-                System.arraycopy(src, from, buf, pos + DataProtocol.DIFF_RUN_HEADER, n);
-                pos += DataProtocol.DIFF_RUN_HEADER + n;
-                off += n;
-                from += n;
-                len -= n;
-            }
-        }
-
-        void flush() {
-            if (pos == 0) {
-                return;
-            }
-            flights.add(new Flight(transport.diff(buf, pos), lineOffsets.stream().mapToLong(Long::longValue).toArray()));
-            stats.diffs.increment();
-            stats.diffBytes.add(pos);
-            buf = new byte[DataProtocol.MAX_DIFF_PAYLOAD];
-            bb = ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN);
-            pos = 0;
-            lineOffsets = new ArrayList<>();
-        }
     }
 
     // ---- acquire ----

@@ -86,7 +86,7 @@ final class FakeHome {
             }
 
             @Override
-            public Pending diff(byte[] runs, int length) {
+            public Pending diff(java.lang.foreign.MemorySegment runs) {
                 CountDownLatch gate = sendGate;
                 if (gate != null) {
                     diffEntered.countDown();
@@ -97,7 +97,7 @@ final class FakeHome {
                     if (failWith != 0 || failDiffsWith != 0) {
                         return new Done(failWith != 0 ? failWith : failDiffsWith, 0, 0);
                     }
-                    ByteBuffer b = ByteBuffer.wrap(runs, 0, length).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer b = runs.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                     while (b.hasRemaining()) {
                         long off = b.getLong();
                         int len = b.getInt();

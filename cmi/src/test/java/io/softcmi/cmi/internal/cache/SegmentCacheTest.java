@@ -188,7 +188,7 @@ class SegmentCacheTest {
                     @Override public boolean done() { return p.done(); }
                 };
             }
-            @Override public Pending diff(byte[] runs, int length) { return inner.diff(runs, length); }
+            @Override public Pending diff(MemorySegment runs) { return inner.diff(runs); }
             @Override public Pending acquire(long sinceEpoch, byte[] dst) { return inner.acquire(sinceEpoch, dst); }
         };
         SegmentCache c = new SegmentCache(home.memory.length, LINE, 1L << 30, counting, stats, lost::add);
@@ -386,5 +386,55 @@ class SegmentCacheTest {
         assertEquals(0, SegmentCache.finish(c.startReleaseAll()).status());
         SegmentCache other = cache(home, 2, 1 << 20);
         assertEquals(0x1122334455667788L, other.load(LINE - 3, 8));
+    }
+
+    @Test
+    void shouldSendADenseWriteBackAsFewMergedRunsInGrowingFramesCutAtWordBoundaries() {
+        FakeHome home = new FakeHome(4096 * LINE);
+        LineTransport inner = home.transport(1);
+        List<long[]> frames = new ArrayList<>(); // per frame: payload bytes, runs, then each run's offset and length
+        LineTransport recording = new LineTransport() {
+            @Override public Pending fill(long offset, byte[] dst, int dstOffset, int length) { return inner.fill(offset, dst, dstOffset, length); }
+            @Override public Pending diff(MemorySegment runs) {
+                java.nio.ByteBuffer b = runs.asByteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                List<Long> f = new ArrayList<>(List.of(runs.byteSize(), 0L));
+                while (b.hasRemaining()) {
+                    long off = b.getLong();
+                    int len = b.getInt();
+                    b.position(b.position() + len);
+                    f.add(off);
+                    f.add((long) len);
+                    f.set(1, f.get(1) + 1);
+                }
+                frames.add(f.stream().mapToLong(Long::longValue).toArray());
+                return inner.diff(runs);
+            }
+            @Override public Pending acquire(long sinceEpoch, byte[] dst) { return inner.acquire(sinceEpoch, dst); }
+        };
+        SegmentCache c = new SegmentCache(home.memory.length, LINE, 1L << 30, recording, stats, lost::add);
+        long start = 3;
+        long end = (long) home.memory.length - 5;
+        for (long off = start; off < end; off++) {
+            c.store(off, 1, (byte) (off * 13), false);
+        }
+        assertEquals(0, SegmentCache.finish(c.startReleaseAll()).status());
+        for (long off = 0; off < home.memory.length; off++) {
+            byte want = off >= start && off < end ? (byte) (off * 13) : 0;
+            assertEquals(want, home.memory[(int) off], "byte " + off);
+        }
+        long runs = 0;
+        long previousSize = 0;
+        for (int i = 0; i < frames.size(); i++) {
+            long[] f = frames.get(i);
+            assertTrue(f[0] <= io.softcmi.wire.DataProtocol.MAX_DIFF_PAYLOAD, "frame " + i + " of " + f[0] + " bytes");
+            assertTrue(i == frames.size() - 1 || f[0] >= previousSize, "frames grow: " + f[0] + " after " + previousSize);
+            previousSize = f[0];
+            runs += f[1];
+            long lastOff = f[f.length - 2];
+            long lastEnd = lastOff + f[f.length - 1];
+            assertTrue(i == frames.size() - 1 || lastEnd % 8 == 0, "a run cut at a frame's end is cut at a word boundary: " + lastEnd);
+        }
+        assertEquals(frames.size(), runs, "one merged run per frame, not one per line");
+        assertTrue(frames.size() < 4096 * LINE / (32 * 1024), "frames grow past 32 KiB: " + frames.size());
     }
 }
