@@ -16,7 +16,7 @@ class ContextCacheAcquireTest {
         LineTransport t = home.transport(cacheId);
         return new LineTransport() {
             @Override public Pending fill(long o, byte[] d, int off, int len) { return t.fill(o, d, off, len); }
-            @Override public Pending diff(byte[] r, int len) { return t.diff(r, len); }
+            @Override public Pending diff(java.lang.foreign.MemorySegment runs) { return t.diff(runs); }
             @Override public Pending acquire(long since, byte[] dst) { return t.acquire(since, dst); }
             @Override public Object route() { return route; }
         };
