@@ -187,7 +187,11 @@ public final class VmmcBenchmark {
 
     private static List<String> command(String... mainAndArgs) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+            "--enable-native-access=ALL-UNNAMED"));
+        // This JVM's vmmc.* settings (vmmc.sendWindow, ...) hold for the samples it starts.
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
+            .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
         cmd.addAll(List.of(mainAndArgs));
         return cmd;
     }

@@ -274,19 +274,37 @@ final class RemoteConnection implements AutoCloseable {
             int status = put(segmentId, token, offset, src, length, deadline);
             return status != 0 ? status : notification(segmentId, token, notifyOffset, value, deadline);
         }
+        return finishPutThenNotify(startPutThenNotify(segmentId, token, offset, src, notifyOffset, value, deadline), deadline);
+    }
+
+    /**
+     * The sending half of {@link #putThenNotify} for a store of 1 byte to {@link DataProtocol#MAX_PAYLOAD}:
+     * both requests written back to back under the send lock ({@code src} is in the socket when
+     * this returns), nobody waiting yet. Their replies are read by whoever reads the connection
+     * next (a waiter, or a writer whose socket is full), so they never pile up unread.
+     *
+     * @return the store's and the notification's calls, for {@link #finishPutThenNotify}
+     */
+    Call[] startPutThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
+            long deadline) {
         Call store = new Call();
         Call notice = new Call();
         notice.flags = DataProtocol.FLAG_AFTER_OK;
         sendLock.lock();
         try {
-            sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, length, 0, src, deadline);
+            sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src, deadline);
             send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, 0, null, deadline - System.nanoTime());
         } finally {
             sendLock.unlock();
         }
-        await(store, deadline);
-        await(notice, deadline);
-        return store.status != 0 ? store.status : notice.status;
+        return new Call[] {store, notice};
+    }
+
+    /** Waits for both calls of {@link #startPutThenNotify}. @return the store's status if it failed, else the notification's */
+    int finishPutThenNotify(Call[] calls, long deadline) {
+        await(calls[0], deadline);
+        await(calls[1], deadline);
+        return calls[0].status != 0 ? calls[0].status : calls[1].status;
     }
 
     /**

@@ -1,0 +1,98 @@
+package io.softcmi.vmmc;
+
+import io.softcmi.cmi.notify.PendingPut;
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The process's pipelined {@code SendData} messages whose home has not answered yet: a
+ * {@code SendData} (without notification) returns once its message is written to the network,
+ * as the manual says, and does not wait for the home's reply before the next send. At most
+ * {@code vmmc.sendWindow} (default {@value #DEFAULT_SIZE}; 0 sends every message synchronously)
+ * are outstanding; a send beyond that waits for the oldest. The home serves a data connection's
+ * requests in order, so messages keep their order; a refusal by the home (an unexported buffer's
+ * deleted token, an unreachable home) is thrown by the next transfer call of the process: the
+ * next {@code SendData} once the reply is in, or at the latest {@link #drain}, which
+ * {@code SendDataNotify}, the asynchronous transfers and {@code GetData} call first (so a
+ * notification is never sent after a message that failed). Thread-safe: the calling thread and
+ * handlers may both send.
+ */
+final class SendWindow {
+    /** Default of {@code vmmc.sendWindow}. */
+    static final int DEFAULT_SIZE = 16;
+    /** Largest number of outstanding messages ({@code vmmc.sendWindow}). */
+    static final int SIZE = Math.max(0, Integer.getInteger("vmmc.sendWindow", DEFAULT_SIZE));
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
+
+    /** @return whether SendData is pipelined at all */
+    static boolean enabled() {
+        return SIZE > 0;
+    }
+
+    /**
+     * Before a pipelined send: reports the first failure among the answered messages, then waits
+     * for the oldest until there is room for one more.
+     *
+     * @throws VmmcException BAD_IBUF_STATE if an earlier message was refused
+     */
+    void beforeSend() {
+        lock.lock();
+        try {
+            while (!pending.isEmpty() && (pending.peekFirst().done() || pending.size() >= SIZE)) {
+                settle(pending.pollFirst());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Adds a message just sent. */
+    void add(PendingPut p) {
+        lock.lock();
+        try {
+            pending.addLast(p);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for every outstanding message.
+     *
+     * @return the first refusal among them, or null
+     */
+    VmmcException drain() {
+        VmmcException first = null;
+        lock.lock();
+        try {
+            while (!pending.isEmpty()) {
+                try {
+                    settle(pending.pollFirst());
+                } catch (VmmcException e) {
+                    first = first == null ? e : first;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return first;
+    }
+
+    /** {@link #drain}, throwing its refusal. @throws VmmcException BAD_IBUF_STATE if an earlier message was refused */
+    void drainOrThrow() {
+        VmmcException e = drain();
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    private static void settle(PendingPut p) {
+        try {
+            p.await();
+        } catch (RuntimeException e) {
+            throw Vmmc.fromCmi(e, "an earlier SendData");
+        }
+    }
+}
