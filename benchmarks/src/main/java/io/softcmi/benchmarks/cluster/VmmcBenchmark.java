@@ -34,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  *
  * Each bandwidth size, VMMC and raw alike, sends at least {@code BW_ITERATIONS} messages and
  * keeps sending for at least {@code SECONDS_PER_SIZE} (default 1; the sample's
- * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise.
+ * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise. The
+ * benchmark's own {@code vmmc.*} system properties (such as {@code -Dvmmc.sendWindow=0}) are
+ * passed on to the samples it starts.
  */
 public final class VmmcBenchmark {
     private VmmcBenchmark() {
