@@ -23,8 +23,21 @@ final class SendWindow {
     /** Largest number of outstanding messages ({@code vmmc.sendWindow}). */
     static final int SIZE = Math.max(0, Integer.getInteger("vmmc.sendWindow", DEFAULT_SIZE));
 
+    /**
+     * Unwritten notices of the receiver (at its home) above which the sender slows down
+     * ({@code vmmc.sendBacklog}); the home refuses notifications far above it
+     * (docs/notifications.md, back-pressure).
+     */
+    static final long BACKLOG = Math.max(1, Long.getLong("vmmc.sendBacklog", 512));
+    /** One step of the slow-down. */
+    private static final long BACKOFF_NANOS = 50_000;
+    /** Longest slow-down before one send. */
+    private static final long MAX_BACKOFF_NANOS = 20_000_000;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
+    /** The largest receiver backlog reported by the replies settled since the last slow-down. */
+    private long backlog;
 
     /** @return whether SendData is pipelined at all */
     static boolean enabled() {
@@ -43,9 +56,28 @@ final class SendWindow {
             while (!pending.isEmpty() && (pending.peekFirst().done() || pending.size() >= SIZE)) {
                 settle(pending.pollFirst());
             }
+            if (backlog > BACKLOG) {
+                slowDown();
+            }
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Flow control between sender and receiver: the home answers each notification with the
+     * receiver's backlog of unwritten notices (the receiver copies every message from its
+     * segment to its buffer). Above {@link #BACKLOG} the sender waits for every outstanding
+     * reply, then parks in proportion to the excess (at most {@link #MAX_BACKOFF_NANOS}), so it
+     * does not run so far ahead that the home refuses its notifications.
+     */
+    private void slowDown() {
+        long excess = backlog / BACKLOG;
+        backlog = 0;
+        while (!pending.isEmpty()) {
+            settle(pending.pollFirst());
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(MAX_BACKOFF_NANOS, excess * BACKOFF_NANOS * SIZE));
     }
 
     /** Adds a message just sent. */
@@ -88,11 +120,12 @@ final class SendWindow {
         }
     }
 
-    private static void settle(PendingPut p) {
+    private void settle(PendingPut p) {
         try {
             p.await();
         } catch (RuntimeException e) {
             throw Vmmc.fromCmi(e, "an earlier SendData");
         }
+        backlog = Math.max(backlog, p.creatorBacklog());
     }
 }

@@ -83,6 +83,11 @@ public final class NotificationSupport {
         public void await() {
             // nothing left to wait for
         }
+
+        @Override
+        public long creatorBacklog() {
+            return 0;
+        }
     };
 
     /**

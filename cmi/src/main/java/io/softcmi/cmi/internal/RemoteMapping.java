@@ -292,6 +292,11 @@ final class RemoteMapping implements CmiMapping {
             public void await() {
                 verdict(c.finishPutThenNotify(calls, context.remoteDeadline()), off);
             }
+
+            @Override
+            public long creatorBacklog() {
+                return calls[1].done ? Math.max(0, calls[1].value) : 0;
+            }
         };
     }
 

@@ -17,4 +17,12 @@ public interface PendingPut {
      *         delivered
      */
     void await();
+
+    /**
+     * @return after {@link #await} returned: the creator's unwritten notices at the home when
+     *         this notification was queued (how far behind the creator is reading); 0 where
+     *         nothing was pipelined (a local attach, a cached import) or from a home that does
+     *         not report it
+     */
+    long creatorBacklog();
 }
