@@ -423,7 +423,8 @@ public final class Vmmc implements AutoCloseable {
      * @param nwords the number of words
      * @throws VmmcException BAD_SIZE, BAD_ALIGNMENT, BAD_ARG, BAD_PROXY_ADDR (no import, or first
      *         and last word in different imports), BAD_PROXY_EXTENSION (past the end of the
-     *         import), BAD_IBUF_STATE (READ_ONLY buffer, unexported or unreachable buffer)
+     *         import), BAD_IBUF_STATE (READ_ONLY buffer, unexported or unreachable buffer; or an
+     *         earlier pipelined SendData of this process that the home refused)
      */
     public void sendData(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
