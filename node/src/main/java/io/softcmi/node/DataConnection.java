@@ -385,7 +385,9 @@ final class DataConnection {
             }
             byte delivered = access.notifyCreator(segmentId, offset, a, clientNode);
             count(op, 0);
-            reply(delivered, requestId, 1);
+            // The reply's value tells the sender how far behind the creator is (its unwritten
+            // notices), so a sender that does not wait for each reply can slow down in time.
+            reply(delivered, requestId, access.notificationBacklog(segmentId));
             return;
         }
         long value = length;

@@ -139,6 +139,11 @@ final class HomeAccess {
             ? AccessStatus.toWire(CmiAccessError.TRANSIENT) : DataProtocol.STATUS_OK;
     }
 
+    /** @return the unwritten notices of the segment's creator (0 if it has none or no creator) */
+    long notificationBacklog(long segmentId) {
+        return state.notifications.backlog(segmentId);
+    }
+
     /**
      * {@code atm_cas} at the home.
      *

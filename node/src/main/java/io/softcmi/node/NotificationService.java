@@ -107,6 +107,16 @@ final class NotificationService {
         return Delivery.QUEUED;
     }
 
+    /**
+     * @param segmentId a segment's id at this node
+     * @return its creator's unwritten notices (0 without a creator): what the reply to a remote
+     *         notification carries as its value
+     */
+    long backlog(long segmentId) {
+        Session.Notifier creator = creators.get(segmentId);
+        return creator == null ? 0 : creator.pending();
+    }
+
     /** What became of a remote notification. */
     enum Delivery {
         /** Queued for the creator. */

@@ -197,6 +197,45 @@ class CrossNodeNotificationTest {
     }
 
     @Test
+    void shouldSeeEveryRemoteStoreOfAPipelinedPutAndNotifyBeforeItsNotificationInOrder() throws Exception {
+        int iterations = 1000;
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE * 2, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        NotificationTestSupport.OrderingHandler handler =
+            new NotificationTestSupport.OrderingHandler(s.mapping(), iterations, 1);
+        Notifications.inbox(creator.context()).onNotification(handler);
+        long backlog = sender.call(c -> NotificationTestSupport.putAndNotifyPipelined(m, iterations, 0, 1));
+        handler.awaitAllAndAssert();
+        assertTrue(backlog >= 0 && backlog <= iterations, "backlog reported by the home: " + backlog);
+    }
+
+    @Test
+    void shouldReportARefusedPipelinedPutAndNotifyFromAwaitAndDeliverNothing() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
+        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+        sender.run(c -> Notifications.putAndNotifyPipelined(m, 16, word, 0, 7).await());
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        takeOne(inbox, s.segment(), 0, 7);
+        assertEquals(42L, (long) creator.<Long>call(c -> s.mapping().getLong(16)), "the data landed before the notification");
+
+        creator.run(c -> c.tokDel(CmiToken.fromBytes(tokenBytes)));
+        sender.run(c -> {
+            io.softcmi.cmi.notify.PendingPut p = Notifications.putAndNotifyPipelined(m, 24, word, 0, 8); // returns: on the wire
+            CmiAccessException e = assertThrows(CmiAccessException.class, p::await);
+            assertEquals(CmiAccessError.TOKEN, e.accessError(), "the store is refused with the deleted token");
+        });
+        assertNull(inbox.take(Duration.ofMillis(200)), "no notification about a store that failed");
+        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(24)), "nothing was stored");
+    }
+
+    @Test
     void shouldDeliverNoNotificationWhenTheStoreOfPutAndNotifyFails() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");

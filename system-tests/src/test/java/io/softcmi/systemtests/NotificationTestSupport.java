@@ -110,6 +110,29 @@ final class NotificationTestSupport {
         }
     }
 
+    /**
+     * As {@link #putAndNotify}, pipelined ({@code Notifications.putAndNotifyPipelined}), reusing
+     * the source word at once; awaits every outcome at the end and returns the largest creator
+     * backlog the replies reported.
+     */
+    static long putAndNotifyPipelined(CmiMapping m, int iterations, int sender, int senders) {
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        java.util.List<io.softcmi.cmi.notify.PendingPut> pending = new java.util.ArrayList<>();
+        for (int i = 0; i < iterations; i++) {
+            long v = (long) i * senders + sender;
+            long slot = 8 * v;
+            word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, v);
+            pending.add(Notifications.putAndNotifyPipelined(m, slot, word, slot, v));
+        }
+        long backlog = 0;
+        for (io.softcmi.cmi.notify.PendingPut p : pending) {
+            p.await();
+            assertTrue(p.done(), "done after await");
+            backlog = Math.max(backlog, p.creatorBacklog());
+        }
+        return backlog;
+    }
+
     /** Takes one notification and checks it. */
     static Notification takeOne(NotificationInbox inbox, CmiSegment expectedSegment, long offset, long value)
             throws InterruptedException {

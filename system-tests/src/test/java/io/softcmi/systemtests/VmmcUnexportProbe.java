@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Cross-node unexport: the master (n1) exports buffer 1, spawns a peer on n2 that imports it and
  * sends; the master unexports it and tells the peer (buffer 3 of the peer), which then sends
- * again and imports again, and prints the result codes.
+ * again (a pipelined SendData, whose refusal the next call reports, then a SendDataNotify) and
+ * imports again, and prints the result codes.
  */
 public final class VmmcUnexportProbe {
     private VmmcUnexportProbe() {
@@ -55,7 +56,10 @@ public final class VmmcUnexportProbe {
                 if (!got.tryAcquire(120, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("no go from the master");
                 }
+                // SendData is pipelined (returns once on the network): the home's refusal comes back
+                // with the next transfer call, here a SendDataNotify, which waits for it.
                 System.out.println("probe: send after unexport: " + result(() -> v.sendData(w, h.proxyBuf(), 1)));
+                System.out.println("probe: next send: " + result(() -> v.sendDataNotify(w, h.proxyBuf(), 1)));
                 System.out.println("probe: import after unexport: " + result(() -> v.importRecvBuf(master.node(), master.pid(), 1)));
             }
         }

@@ -13,7 +13,7 @@ import java.util.Properties;
  * {@code softcmi classpath} itself; everything else comes here.
  *
  * <pre>
- * softcmi demo      run the Sample Code flow, a two-process exchange and a three-node cluster
+ * softcmi demo      run the Sample Code flow, a two-process exchange, a three-node cluster, SMI and VMMC
  * softcmi version   print the softcmi, CMI API, wire protocol and Java versions
  * softcmi export [--size BYTES] [--value N] [--for SECONDS] FILE   share a segment (see {@link ShareCommands})
  * softcmi import FILE                                             import it on another node
@@ -24,7 +24,7 @@ public final class SoftCmi {
     private static final String USAGE = """
         usage: softcmi classpath | demo | version | export ... FILE | import FILE
           classpath  print the class path an application needs (java -cp "$(softcmi classpath):app.jar" Main)
-          demo       run the spec's Sample Code, a two-process exchange and a three-node cluster
+          demo       run the spec's Sample Code, a two-process exchange, a three-node cluster, SMI and VMMC
           version    print the versions of softcmi, the CMI API, the wire protocol and Java
         """ + ShareCommands.USAGE;
 

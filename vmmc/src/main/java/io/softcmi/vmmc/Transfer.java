@@ -45,12 +45,24 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
         return new Transfer(v, imp, proxy - imp.proxyBuf, local, nwords);
     }
 
-    /** Puts the words, then the delivery notification, on the calling thread (so it arrives after them). */
-    void send(boolean notify) {
+    /**
+     * Puts the words, then the delivery notification, on the calling thread (so it arrives after
+     * them). A pipelined send ({@link SendWindow}) returns once both are written to the network;
+     * otherwise the earlier pipelined sends are waited for first, then this one.
+     */
+    void send(boolean notify, boolean pipelined) {
         try {
+            MemorySegment src = local.asSlice(0, nwords * Vmmc.WORD);
+            long value = Receiver.encode(offset / Vmmc.WORD, nwords, notify);
+            SendWindow w = vmmc.window;
+            if (pipelined && SendWindow.enabled()) {
+                w.beforeSend();
+                w.add(Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value));
+                return;
+            }
+            w.drainOrThrow();
             // One round trip to a remote home for a message of up to 1 MiB.
-            Notifications.putAndNotify(imp.mapping, offset, local.asSlice(0, nwords * Vmmc.WORD), 0,
-                Receiver.encode(offset / Vmmc.WORD, nwords, notify));
+            Notifications.putAndNotify(imp.mapping, offset, src, 0, value);
         } catch (RuntimeException e) {
             if (e instanceof VmmcException v) {
                 throw v;
@@ -59,8 +71,9 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
         }
     }
 
-    /** Fetches the words. */
+    /** Fetches the words (after the pipelined sends are answered). */
     void get() {
+        vmmc.window.drainOrThrow();
         try {
             imp.mapping.get(offset, local.asSlice(0, nwords * Vmmc.WORD));
         } catch (RuntimeException e) {

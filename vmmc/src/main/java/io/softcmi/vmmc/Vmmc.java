@@ -46,6 +46,7 @@ public final class Vmmc implements AutoCloseable {
     final Receiver receiver;
     final DestSpace destSpace;
     final Async async;
+    final SendWindow window = new SendWindow();
     private final CmiMapping wakeMapping;
     private final Map<Integer, ExportHandle> exports = new ConcurrentHashMap<>();
     /** Processes started by {@link #spawn}; {@link #close} waits for them (60 s), then ends those left. */
@@ -395,6 +396,10 @@ public final class Vmmc implements AutoCloseable {
             throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "already unimported");
         }
         async.drain();
+        VmmcException earlier = window.drain();
+        if (earlier != null) {
+            debug("unimport: " + earlier.getMessage());
+        }
         h.live = false;
         destSpace.remove(h);
         try {
@@ -408,20 +413,23 @@ public final class Vmmc implements AutoCloseable {
     // ---- data transfer ----
 
     /**
-     * Implements {@code vmmc_SendData}: returns when the data is in the receiver's segment (and
-     * the message's delivery notification sent).
+     * Implements {@code vmmc_SendData}: returns after the message has been written to the network
+     * (the manual's words; {@code localSrc} may be reused), without waiting for the home's
+     * answer when the buffer is remote ({@link SendWindow}, {@code vmmc.sendWindow}); a refusal
+     * by the home is thrown by a later transfer call.
      *
      * @param localSrc the data (word aligned, at least {@code nwords} words)
      * @param remoteDestProxyAddr a DestSpace address inside an imported buffer
      * @param nwords the number of words
      * @throws VmmcException BAD_SIZE, BAD_ALIGNMENT, BAD_ARG, BAD_PROXY_ADDR (no import, or first
      *         and last word in different imports), BAD_PROXY_EXTENSION (past the end of the
-     *         import), BAD_IBUF_STATE (READ_ONLY buffer, unexported or unreachable buffer)
+     *         import), BAD_IBUF_STATE (READ_ONLY buffer, unexported or unreachable buffer; or an
+     *         earlier pipelined SendData of this process that the home refused)
      */
     public void sendData(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
         async.drain();
-        t.send(false);
+        t.send(false, true);
     }
 
     /**
@@ -435,7 +443,7 @@ public final class Vmmc implements AutoCloseable {
      */
     public AsyncHandle sendDataAsync(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
-        return async.submit(() -> t.send(false));
+        return async.submit(() -> t.send(false, false));
     }
 
     /**
@@ -450,7 +458,7 @@ public final class Vmmc implements AutoCloseable {
     public void sendDataNotify(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
         async.drain();
-        t.send(true);
+        t.send(true, false);
     }
 
     /**
@@ -464,7 +472,7 @@ public final class Vmmc implements AutoCloseable {
      */
     public AsyncHandle sendDataAsyncNotify(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
-        return async.submit(() -> t.send(true));
+        return async.submit(() -> t.send(true, false));
     }
 
     /**
@@ -666,6 +674,10 @@ public final class Vmmc implements AutoCloseable {
         }
         closed = true;
         async.drain();
+        VmmcException earlier = window.drain();
+        if (earlier != null) {
+            debug("close: " + earlier.getMessage());
+        }
         for (ExportHandle e : List.copyOf(exports.values())) {
             try {
                 receiver.bySegment.remove(e.segment.id());

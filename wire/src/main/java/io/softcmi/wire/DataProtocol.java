@@ -79,7 +79,7 @@ public final class DataProtocol {
      * (a Dekker handshake): a store and a conditional notification sent back to back wake a
      * sleeping waiter in one round trip and cost a polling one nothing
      * ({@code Notifications.putAndNotifyIfWaiting}). Answered {@link #STATUS_OK} with value 0
-     * when not delivered for want of waiters, 1 when delivered.
+     * when not delivered for want of waiters (a delivered one answers as without the flag).
      */
     public static final byte FLAG_IF_WAITING = 2;
     /** Bytes of request header. */

@@ -29,8 +29,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *      io.softcmi.benchmarks.cluster.VmmcBenchmark [PINGPONGS] [BW_ITERATIONS]
+ *      io.softcmi.benchmarks.cluster.VmmcBenchmark [PINGPONGS] [BW_ITERATIONS] [SECONDS_PER_SIZE]
  * </pre>
+ *
+ * Each bandwidth size, VMMC and raw alike, sends at least {@code BW_ITERATIONS} messages and
+ * keeps sending for at least {@code SECONDS_PER_SIZE} (default 1; the sample's
+ * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise. The
+ * benchmark's own {@code vmmc.*} system properties (such as {@code -Dvmmc.sendWindow=0}) are
+ * passed on to the samples it starts.
  */
 public final class VmmcBenchmark {
     private VmmcBenchmark() {
@@ -39,12 +45,14 @@ public final class VmmcBenchmark {
     /**
      * Entry point.
      *
-     * @param args round trips (default 5000) and bandwidth iterations per size (default 50)
+     * @param args round trips (default 5000; 0 skips the latency part), bandwidth iterations per size at least (default 50),
+     *     seconds per size at least (default 1)
      * @throws Exception if the cluster cannot be set up or a sample fails
      */
     public static void main(String[] args) throws Exception {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
         int bwIters = args.length > 1 ? Integer.parseInt(args[1]) : 50;
+        double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 1.0;
         Path dir = Files.createTempDirectory("softcmi-vmmc-bench-");
         List<Process> children = new ArrayList<>();
         try {
@@ -64,28 +72,36 @@ public final class VmmcBenchmark {
             env.put("VMMCOUTDIR", dir.resolve("out").toString());
             env.put("SOFTCMI_NODE", dir.resolve("n1").toString());
 
-            long[] raw = rawPingPong(ops, children);
-            String lat = runToEnd(env, Latency.class.getName(), "1", Integer.toString(ops));
-            double vmmcP50 = Double.parseDouble(lat.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1"));
-            double vmmcP99 = Double.parseDouble(lat.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"));
             StringBuilder out = new StringBuilder();
-            out.append(String.format(Locale.ROOT, "%nlatency, %d round trips (after warm-up), two daemons on loopback%n", ops));
-            out.append(String.format(Locale.ROOT, "%-48s %10s %10s %10s%n", "", "p50 us", "p99 us", "p50 / raw"));
-            out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "raw TCP ping-pong, 4 B, polling",
-                pct(raw, 50) / 1e3, pct(raw, 99) / 1e3, 1.0));
-            out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "VMMC latency 1 word (SendDataNotify both ways)",
-                vmmcP50, vmmcP99, vmmcP50 / (pct(raw, 50) / 1e3)));
+            if (ops > 0) { // 0: bandwidth only
+                long[] raw = rawPingPong(ops, children);
+                String lat = runToEnd(env, Latency.class.getName(), "1", Integer.toString(ops));
+                double vmmcP50 = Double.parseDouble(lat.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1"));
+                double vmmcP99 = Double.parseDouble(lat.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"));
+                out.append(String.format(Locale.ROOT, "%nlatency, %d round trips (after warm-up), two daemons on loopback%n", ops));
+                out.append(String.format(Locale.ROOT, "%-48s %10s %10s %10s%n", "", "p50 us", "p99 us", "p50 / raw"));
+                out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "raw TCP ping-pong, 4 B, polling",
+                    pct(raw, 50) / 1e3, pct(raw, 99) / 1e3, 1.0));
+                out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "VMMC latency 1 word (SendDataNotify both ways)",
+                    vmmcP50, vmmcP99, vmmcP50 / (pct(raw, 50) / 1e3)));
+            }
 
-            String bw = runToEnd(env, OnewayBandwidth.class.getName(), Integer.toString(bwIters), "1", Integer.toString(1 << 20));
-            out.append(String.format(Locale.ROOT, "%none-way bandwidth, %d messages per size%n", bwIters));
-            out.append(String.format(Locale.ROOT, "%12s %14s %14s %8s%n", "bytes", "VMMC MB/s", "raw TCP MB/s", "ratio"));
-            for (String line : bw.split("\n")) {
-                String[] f = line.trim().split("\\s+");
+            String bw = runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds, OnewayBandwidth.class.getName(),
+                Integer.toString(bwIters), "1", Integer.toString(1 << 20));
+            out.append(String.format(Locale.ROOT, "%none-way bandwidth, at least %d messages and %.1f s per size%n",
+                bwIters, seconds));
+            out.append(String.format(Locale.ROOT, "%12s %14s %10s %14s %10s %8s%n", "bytes", "VMMC MB/s", "messages",
+                "raw TCP MB/s", "messages", "ratio"));
+            String[] lines = bw.split("\n");
+            for (int i = 0; i < lines.length; i++) {
+                String[] f = lines[i].trim().split("\\s+");
                 if (f.length == 3 && f[0].matches("\\d+")) {
                     int bytes = Integer.parseInt(f[1]);
                     double v = Double.parseDouble(f[2]);
-                    double r = rawStream(bytes, bwIters, children);
-                    out.append(String.format(Locale.ROOT, "%12d %14.2f %14.2f %8.2f%n", bytes, v, r, v / r));
+                    String vCount = i + 1 < lines.length ? lines[i + 1].replaceAll("(?s)^\\s*\\((\\d+) messages.*", "$1") : "?";
+                    double[] r = rawStream(bytes, bwIters, seconds, children);
+                    out.append(String.format(Locale.ROOT, "%12d %14.2f %10s %14.2f %10d %8.2f%n", bytes, v,
+                        vCount.matches("\\d+") ? vCount : "?", r[0], (long) r[1], v / r[0]));
                 }
             }
             System.out.println(out);
@@ -132,15 +148,20 @@ public final class VmmcBenchmark {
         }
     }
 
-    /** MB/s (10^6 bytes) of {@code iters} chunks of {@code bytes}, each acknowledged by the sink. */
-    private static double rawStream(int bytes, int iters, List<Process> children) throws Exception {
+    /**
+     * MB/s (10^6 bytes) and count of at least {@code iters} chunks of {@code bytes} sent for at
+     * least {@code seconds}, each acknowledged by the sink.
+     */
+    private static double[] rawStream(int bytes, int iters, double seconds, List<Process> children) throws Exception {
         int port = port(children, "sink", Integer.toString(bytes));
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ByteBuffer chunk = ByteBuffer.allocateDirect(bytes);
             ByteBuffer ack = ByteBuffer.allocateDirect(1);
             long t0 = System.nanoTime();
-            for (int i = 0; i < iters; i++) {
+            long until = t0 + (long) (seconds * 1e9);
+            int i = 0;
+            for (; i < iters || (System.nanoTime() < until && i < 1_000_000); i++) {
                 chunk.clear();
                 while (chunk.hasRemaining()) {
                     ch.write(chunk);
@@ -150,7 +171,7 @@ public final class VmmcBenchmark {
                     ch.read(ack);
                 }
             }
-            return (double) bytes * iters / ((System.nanoTime() - t0) / 1e9) / 1e6;
+            return new double[] {(double) bytes * i / ((System.nanoTime() - t0) / 1e9) / 1e6, i};
         }
     }
 
@@ -168,7 +189,11 @@ public final class VmmcBenchmark {
 
     private static List<String> command(String... mainAndArgs) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+            "--enable-native-access=ALL-UNNAMED"));
+        // This JVM's vmmc.* settings (vmmc.sendWindow, ...) hold for the samples it starts.
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
+            .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
         cmd.addAll(List.of(mainAndArgs));
         return cmd;
     }

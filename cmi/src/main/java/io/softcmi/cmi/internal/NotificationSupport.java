@@ -72,6 +72,49 @@ public final class NotificationSupport {
         }
     }
 
+    /** A completed {@link io.softcmi.cmi.notify.PendingPut}. */
+    private static final io.softcmi.cmi.notify.PendingPut DONE = new io.softcmi.cmi.notify.PendingPut() {
+        @Override
+        public boolean done() {
+            return true;
+        }
+
+        @Override
+        public void await() {
+            // nothing left to wait for
+        }
+
+        @Override
+        public long creatorBacklog() {
+            return 0;
+        }
+    };
+
+    /**
+     * Stores {@code src} at {@code offset}, then sends a notification, without waiting for the
+     * home's replies where the mapping allows it (see {@code Notifications.putAndNotifyPipelined}).
+     *
+     * @param mapping a local or remote mapping made by this library
+     * @param offset where the data goes
+     * @param src the data
+     * @param notifyOffset the notification's offset
+     * @param value the notification's value
+     * @return the pending outcome
+     */
+    public static io.softcmi.cmi.notify.PendingPut putAndSendPipelined(CmiMapping mapping, long offset,
+            java.lang.foreign.MemorySegment src, long notifyOffset, long value) {
+        Errors.checkNotNull(mapping, "mapping");
+        Errors.checkNotNull(src, "src");
+        if (mapping instanceof RemoteMapping m) {
+            io.softcmi.cmi.notify.PendingPut p = m.startPutThenNotify(offset, src, notifyOffset, value);
+            if (p != null) {
+                return p;
+            }
+        }
+        putAndSend(mapping, offset, src, notifyOffset, value);
+        return DONE;
+    }
+
     /**
      * Stores {@code src} at {@code offset}, then sends a notification only if the word at
      * {@code waitersOffset} is not zero (see {@code Notifications.putAndNotifyIfWaiting}).

@@ -291,19 +291,40 @@ final class RemoteConnection implements AutoCloseable {
             await(notice, deadline);
             return notice.status;
         }
+        return finishPutThenNotify(startPutThenNotify(segmentId, token, offset, src, notifyOffset, value, waitersOffset,
+            deadline), deadline);
+    }
+
+    /**
+     * The sending half of {@link #putThenNotify} for a store of 1 byte to {@link DataProtocol#MAX_PAYLOAD}:
+     * both requests written back to back under the send lock ({@code src} is in the socket when
+     * this returns), nobody waiting yet. Their replies are read by whoever reads the connection
+     * next (a waiter, or a writer whose socket is full), so they never pile up unread.
+     *
+     * @param waitersOffset the waiters word of {@link DataProtocol#FLAG_IF_WAITING}, or -1 for an unconditional notification
+     * @return the store's and the notification's calls, for {@link #finishPutThenNotify}
+     */
+    Call[] startPutThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
+            long waitersOffset, long deadline) {
         Call store = new Call();
         Call notice = new Call();
-        notice.flags = flags;
+        notice.flags = (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
         sendLock.lock();
         try {
-            sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, length, 0, src, deadline);
-            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, b, null, deadline - System.nanoTime());
+            sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src, deadline);
+            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
+                deadline - System.nanoTime());
         } finally {
             sendLock.unlock();
         }
-        await(store, deadline);
-        await(notice, deadline);
-        return store.status != 0 ? store.status : notice.status;
+        return new Call[] {store, notice};
+    }
+
+    /** Waits for both calls of {@link #startPutThenNotify}. @return the store's status if it failed, else the notification's */
+    int finishPutThenNotify(Call[] calls, long deadline) {
+        await(calls[0], deadline);
+        await(calls[1], deadline);
+        return calls[0].status != 0 ? calls[0].status : calls[1].status;
     }
 
     /**

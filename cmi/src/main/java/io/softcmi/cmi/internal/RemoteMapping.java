@@ -286,6 +286,44 @@ final class RemoteMapping implements CmiMapping {
         verdict(status, off);
     }
 
+    /**
+     * {@link #putThenNotify} without waiting for the replies, where it is one request pair on one
+     * connection of an uncached import (see {@code Notifications.putAndNotifyPipelined}).
+     *
+     * @return the pending outcome, or null if this mapping cannot pipeline it (the caller then
+     *         makes the synchronous call)
+     */
+    io.softcmi.cmi.notify.PendingPut startPutThenNotify(long off, MemorySegment src, long notifyOffset, long value) {
+        long length = src.byteSize();
+        if (cache != null || length == 0 || length > DataProtocol.MAX_PAYLOAD) {
+            return null;
+        }
+        TokenImpl t = check(off, length, true);
+        check(notifyOffset, 8, true);
+        RemoteConnection c = connection(off);
+        if (c != connection(notifyOffset)) {
+            return null;
+        }
+        RemoteConnection.Call[] calls = c.startPutThenNotify(homeSegmentId, t, off, src, notifyOffset, value, -1,
+            context.remoteDeadline());
+        return new io.softcmi.cmi.notify.PendingPut() {
+            @Override
+            public boolean done() {
+                return calls[0].done && calls[1].done;
+            }
+
+            @Override
+            public void await() {
+                verdict(c.finishPutThenNotify(calls, context.remoteDeadline()), off);
+            }
+
+            @Override
+            public long creatorBacklog() {
+                return calls[1].done ? Math.max(0, calls[1].value) : 0;
+            }
+        };
+    }
+
     /** {@code cflush} of the line holding {@code off}: writes it back if dirty. @throws io.softcmi.cmi.CmiException STORE */
     void cflush(long off) {
         if (cache != null) {

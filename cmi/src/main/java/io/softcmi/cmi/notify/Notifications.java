@@ -86,6 +86,34 @@ public final class Notifications {
     }
 
     /**
+     * {@link #putAndNotify} without waiting for the home's replies: returns once both requests
+     * are written to the data connection ({@code src} may be reused at once), and the returned
+     * {@link PendingPut} gives the outcome later. The home serves a connection's requests in
+     * order, so puts and notifications sent this way and later from the same thread through the
+     * same mapping keep their order, with each other and with synchronous calls. Only through an
+     * uncached import, for {@code src} of 1 to 1 MiB bytes, with both offsets on the same home
+     * connection; otherwise (a local attach, a cached import, a larger {@code src}) it does
+     * {@link #putAndNotify} and returns a completed {@link PendingPut}. The caller's thread must
+     * stay enabled ({@code cmi_enb}) until it has awaited the result.
+     *
+     * @param mapping a local attach or an attached import of the segment
+     * @param offset where the data goes
+     * @param src the data
+     * @param notifyOffset the notification's offset (as for {@link #notify})
+     * @param value the value to deliver
+     * @return the pending outcome
+     * @throws IllegalStateException if the mapping is detached
+     * @throws IndexOutOfBoundsException if either range is out of the segment
+     * @throws io.softcmi.cmi.CmiAccessException PERM, ENABLE, TOKEN (no token) found before
+     *         sending; the home's verdict comes from {@link PendingPut#await}
+     * @throws io.softcmi.cmi.CmiException INIT if the context's connection to its node is gone
+     */
+    public static PendingPut putAndNotifyPipelined(CmiMapping mapping, long offset, java.lang.foreign.MemorySegment src,
+            long notifyOffset, long value) {
+        return NotificationSupport.putAndSendPipelined(mapping, offset, src, notifyOffset, value);
+    }
+
+    /**
      * The inbox of a context: notifications for the segments it created.
      *
      * @param context a context of this process

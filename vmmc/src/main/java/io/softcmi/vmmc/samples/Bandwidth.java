@@ -18,6 +18,14 @@ import java.util.List;
 final class Bandwidth {
     enum Pattern { PINGPONG, ONEWAY, BIDIR, FETCH }
 
+    /**
+     * System property (a benchmark's knob, not the manual's): {@code OnewayBandwidth} keeps sending
+     * each size for at least this many seconds (at least {@code iterations} messages, at most
+     * {@link #MAX_TIMED_MESSAGES}); default 0, exactly {@code iterations}.
+     */
+    static final String SECONDS_PROPERTY = "vmmc.bandwidth.seconds";
+    static final int MAX_TIMED_MESSAGES = 1_000_000;
+
     private Bandwidth() {
     }
 
@@ -26,6 +34,7 @@ final class Bandwidth {
         long start = Long.parseLong(args[1]);
         long end = Long.parseLong(args[2]);
         int peer = Peers.peerIndex(args);
+        long minNanos = (long) (Double.parseDouble(System.getProperty(SECONDS_PROPERTY, "0")) * 1e9);
         try (Vmmc v = Vmmc.init()) {
             Peers p = peer < 0 ? Peers.master(v, 2, main, Arrays.copyOf(args, 3), end) : Peers.peer(v, 1, 2, end);
             MemorySegment src = v.allocate(end);
@@ -38,6 +47,7 @@ final class Bandwidth {
             }
             for (long n = start; n <= end; n *= 2) {
                 long t0 = System.nanoTime();
+                long sent = iters;
                 switch (pattern) {
                     case PINGPONG -> {
                         for (int i = 0; i < iters; i++) {
@@ -52,10 +62,15 @@ final class Bandwidth {
                     }
                     case ONEWAY -> {
                         if (p.rank == 0) {
-                            for (int i = 0; i < iters - 1; i++) {
+                            // The peer waits for the one notification per size, so the master may
+                            // send more than iterations messages (vmmc.bandwidth.seconds).
+                            long until = t0 + minNanos;
+                            int i = 0;
+                            for (; i < iters - 1 || (System.nanoTime() < until && i < MAX_TIMED_MESSAGES); i++) {
                                 v.sendData(src, p.proxy(other), n);
                             }
                             v.sendDataNotify(src, p.proxy(other), n);
+                            sent = i + 1;
                             p.await(1);
                         } else {
                             p.await(1);
@@ -83,9 +98,12 @@ final class Bandwidth {
                     default -> throw new IllegalStateException();
                 }
                 long ns = System.nanoTime() - t0;
-                long bytes = n * Vmmc.WORD * iters * (pattern == Pattern.PINGPONG || pattern == Pattern.BIDIR ? 2 : 1);
+                long bytes = n * Vmmc.WORD * sent * (pattern == Pattern.PINGPONG || pattern == Pattern.BIDIR ? 2 : 1);
                 if (p.rank == 0) {
                     System.out.printf("%12d %12d %12.2f%n", n, n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6);
+                    if (minNanos > 0) {
+                        System.out.printf("%12s (%d messages in %.2f s)%n", "", sent, ns / 1e9);
+                    }
                     curve.add(new CurvePng.Point(n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6));
                 }
             }

@@ -1,0 +1,28 @@
+package io.softcmi.cmi.notify;
+
+/**
+ * A {@link Notifications#putAndNotifyPipelined} whose requests are on their way to the home and
+ * whose replies may not have come yet. {@link #await} gives its outcome: what
+ * {@link Notifications#putAndNotify} would have thrown.
+ */
+public interface PendingPut {
+    /** @return whether both replies have come (then {@link #await} does not wait) */
+    boolean done();
+
+    /**
+     * Waits for the home's replies (at most the context's remote timeout).
+     *
+     * @throws io.softcmi.cmi.CmiAccessException what the store or the notification would throw
+     *         alone (TOKEN, PERM, TRANSIENT, SINVAL); if the store failed, no notification was
+     *         delivered
+     */
+    void await();
+
+    /**
+     * @return after {@link #await} returned: the creator's unwritten notices at the home when
+     *         this notification was queued (how far behind the creator is reading); 0 where
+     *         nothing was pipelined (a local attach, a cached import) or from a home that does
+     *         not report it
+     */
+    long creatorBacklog();
+}

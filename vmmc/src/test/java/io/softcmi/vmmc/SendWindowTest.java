@@ -1,0 +1,98 @@
+package io.softcmi.vmmc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiAccessException;
+import io.softcmi.cmi.notify.PendingPut;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@link SendWindow} with scripted outcomes: bounded, refusals reported once and in order. */
+class SendWindowTest {
+    /** A pending put whose outcome the test sets. */
+    private static final class Scripted implements PendingPut {
+        final RuntimeException failure;
+        volatile boolean done;
+        int awaited;
+
+        Scripted(boolean done, RuntimeException failure) {
+            this.done = done;
+            this.failure = failure;
+        }
+
+        @Override
+        public boolean done() {
+            return done;
+        }
+
+        @Override
+        public void await() {
+            awaited++;
+            done = true;
+            if (failure != null) {
+                throw failure;
+            }
+        }
+
+        @Override
+        public long creatorBacklog() {
+            return 0;
+        }
+    }
+
+    private static CmiAccessException refused() {
+        return new CmiAccessException(CmiAccessError.TOKEN, 1, 0);
+    }
+
+    @Test
+    void shouldWaitForTheOldestWhenTheWindowIsFull() {
+        SendWindow w = new SendWindow();
+        List<Scripted> sent = new ArrayList<>();
+        for (int i = 0; i < SendWindow.SIZE + 3; i++) {
+            w.beforeSend();
+            Scripted p = new Scripted(false, null);
+            sent.add(p);
+            w.add(p);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertEquals(1, sent.get(i).awaited, "message " + i + " was waited for to make room");
+        }
+        assertEquals(0, sent.get(3).awaited, "the window holds the newest " + SendWindow.SIZE);
+        assertNull(w.drain());
+        assertTrue(sent.stream().allMatch(p -> p.awaited == 1), "each waited for exactly once");
+    }
+
+    @Test
+    void shouldReportAnAnsweredRefusalAtTheNextSendOnce() {
+        SendWindow w = new SendWindow();
+        w.add(new Scripted(true, null));
+        w.add(new Scripted(true, refused()));
+        Scripted later = new Scripted(false, null);
+        w.add(later);
+        VmmcException e = assertThrows(VmmcException.class, w::beforeSend);
+        assertEquals(VmmcResult.BAD_IBUF_STATE, e.result());
+        w.beforeSend(); // reported once; the unanswered one stays
+        assertEquals(0, later.awaited);
+        assertNull(w.drain());
+    }
+
+    @Test
+    void shouldWaitForAllOnDrainAndReturnTheFirstRefusal() {
+        SendWindow w = new SendWindow();
+        Scripted a = new Scripted(false, refused());
+        Scripted b = new Scripted(false, new CmiAccessException(CmiAccessError.TRANSIENT, 1, 0));
+        Scripted c = new Scripted(false, null);
+        w.add(a);
+        w.add(b);
+        w.add(c);
+        VmmcException e = w.drain();
+        assertTrue(e.getMessage().contains("TOKEN"), e.getMessage());
+        assertEquals(1, c.awaited, "drain waits for every message");
+        assertNull(w.drain(), "empty afterwards");
+    }
+}
