@@ -268,9 +268,12 @@ final class DataConnection {
         if (growIn) {
             growIn = false;
             ByteBuffer bigger = ByteBuffer.allocateDirect(DIFF_IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+            // The view first, while the buffer's position is 0: a segment of a buffer starts at
+            // its position, and every index into inSegment is absolute.
+            MemorySegment biggerSegment = MemorySegment.ofBuffer(bigger);
             bigger.put(in.flip());
             in = bigger;
-            inSegment = MemorySegment.ofBuffer(bigger);
+            inSegment = biggerSegment;
         }
         return served;
     }
