@@ -8,8 +8,6 @@ import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -120,13 +118,8 @@ public final class JacobiProcesses {
         }, "jacobi-children");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            dir = Files.createTempDirectory("softcmi-jacobi-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path key = dir.resolve("cluster.key");
-            byte[] k = new byte[32];
-            new SecureRandom().nextBytes(k);
-            Files.write(key, k);
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            dir = SampleDirs.privateTempDir("softcmi-jacobi-");
+            Path key = SampleDirs.newClusterKey(dir);
             String tag = ProcessHandle.current().pid() + "-" + dir.getFileName().toString().substring("softcmi-jacobi-".length());
             for (int d = 0; d < layout.daemons(); d++) {
                 Path s = Path.of("/dev/shm", "softcmi-jacobi-" + tag + "-" + d);

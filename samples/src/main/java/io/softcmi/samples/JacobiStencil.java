@@ -17,8 +17,6 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -61,13 +59,8 @@ public final class JacobiStencil {
         List<ExecutorService> threads = new ArrayList<>();
         Path dir = null;
         try {
-            dir = Files.createTempDirectory("softcmi-jacobi-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path key = dir.resolve("cluster.key");
-            byte[] k = new byte[32];
-            new SecureRandom().nextBytes(k);
-            Files.write(key, k);
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            dir = SampleDirs.privateTempDir("softcmi-jacobi-");
+            Path key = SampleDirs.newClusterKey(dir);
             CmiContext[] ctx = new CmiContext[workers];
             for (int i = 0; i < workers; i++) {
                 NodeDaemon d = NodeDaemon.start(new NodeConfig().directory(dir.resolve("node" + i)).name("jacobi" + i)

@@ -17,8 +17,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -56,13 +54,8 @@ public final class ThreeNodeCluster {
         List<ExecutorService> threads = new ArrayList<>();
         Path dir = null;
         try {
-            dir = Files.createTempDirectory("softcmi-demo-cluster-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path key = dir.resolve("cluster.key");
-            byte[] k = new byte[32];
-            new SecureRandom().nextBytes(k);
-            Files.write(key, k);
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            dir = SampleDirs.privateTempDir("softcmi-demo-cluster-");
+            Path key = SampleDirs.newClusterKey(dir);
             for (int i = 1; i <= 3; i++) {
                 NodeDaemon n = NodeDaemon.start(new NodeConfig().directory(dir.resolve("node" + i)).name("demo-node" + i)
                     .listen("127.0.0.1", 0).clusterKeyFile(key).shmDirectory(Path.of("/dev/shm",

@@ -5,8 +5,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -49,13 +47,8 @@ public final class VmmcDemo {
         }, "vmmc-demo-children");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            dir = Files.createTempDirectory("softcmi-vmmc-demo-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path key = dir.resolve("cluster.key");
-            byte[] k = new byte[32];
-            new SecureRandom().nextBytes(k);
-            Files.write(key, k);
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            dir = SampleDirs.privateTempDir("softcmi-vmmc-demo-");
+            Path key = SampleDirs.newClusterKey(dir);
             String tag = ProcessHandle.current().pid() + "-" + dir.getFileName().toString().substring("softcmi-vmmc-demo-".length());
             StringBuilder hosts = new StringBuilder();
             for (int n = 1; n <= 2; n++) {
