@@ -278,16 +278,15 @@ final class RemoteConnection implements AutoCloseable {
     int putThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
             long waitersOffset, long deadline) {
         long length = src.byteSize();
-        byte flags = (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
-        long b = Math.max(0, waitersOffset);
         if (length == 0 || length > DataProtocol.MAX_PAYLOAD) {
             int status = put(segmentId, token, offset, src, length, deadline);
             if (status != 0) {
                 return status;
             }
             Call notice = new Call();
-            notice.flags = flags;
-            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, b, null, deadline - System.nanoTime());
+            notice.flags = noticeFlags(waitersOffset);
+            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
+                deadline - System.nanoTime());
             await(notice, deadline);
             return notice.status;
         }
@@ -308,7 +307,7 @@ final class RemoteConnection implements AutoCloseable {
             long waitersOffset, long deadline) {
         Call store = new Call();
         Call notice = new Call();
-        notice.flags = (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
+        notice.flags = noticeFlags(waitersOffset);
         sendLock.lock();
         try {
             sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src, deadline);
@@ -318,6 +317,11 @@ final class RemoteConnection implements AutoCloseable {
             sendLock.unlock();
         }
         return new Call[] {store, notice};
+    }
+
+    /** The flags of a notification sent right after its store: only if it landed, and only if someone waits (offset >= 0). */
+    private static byte noticeFlags(long waitersOffset) {
+        return (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
     }
 
     /** Waits for both calls of {@link #startPutThenNotify}. @return the store's status if it failed, else the notification's */
