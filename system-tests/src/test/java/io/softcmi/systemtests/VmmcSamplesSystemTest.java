@@ -127,6 +127,8 @@ class VmmcSamplesSystemTest {
         // SendData returns once the message is on the network; the refusal comes with the next call.
         assertTrue(out.contains("probe: send after unexport: vmmc_Success"), out);
         assertTrue(out.contains("probe: next send: vmmcErr_BadIbufState"), out);
+        assertTrue(out.contains("probe: notify after unexport: vmmc_Success"), out);
+        assertTrue(out.contains("probe: get after notify: vmmcErr_BadIbufState"), out);
         assertTrue(out.contains("probe: import after unexport: vmmcErr_BadRbufState"), out);
     }
 

@@ -60,6 +60,10 @@ public final class VmmcUnexportProbe {
                 // with the next transfer call, here a SendDataNotify, which waits for it.
                 System.out.println("probe: send after unexport: " + result(() -> v.sendData(w, h.proxyBuf(), 1)));
                 System.out.println("probe: next send: " + result(() -> v.sendDataNotify(w, h.proxyBuf(), 1)));
+                // SendDataNotify returns once on the network too (after the earlier sends are
+                // answered): its own refusal comes with the next transfer call.
+                System.out.println("probe: notify after unexport: " + result(() -> v.sendDataNotify(w, h.proxyBuf(), 1)));
+                System.out.println("probe: get after notify: " + result(() -> v.getData(w, h.proxyBuf(), 1)));
                 System.out.println("probe: import after unexport: " + result(() -> v.importRecvBuf(master.node(), master.pid(), 1)));
             }
         }

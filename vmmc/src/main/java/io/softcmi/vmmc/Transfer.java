@@ -45,18 +45,38 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
         return new Transfer(v, imp, proxy - imp.proxyBuf, local, nwords);
     }
 
+    /** How {@link #send} waits for the home's answers. */
+    enum Mode {
+        /** SendData: returns once written; earlier refusals are reported when answered ({@link SendWindow#beforeSend}). */
+        PIPELINED,
+        /**
+         * SendDataNotify: the earlier messages are waited for first (a refusal among them is
+         * thrown, and no notification follows a message that failed), then this one returns once
+         * written, its answer awaited by the next transfer call.
+         */
+        AFTER_EARLIER,
+        /** The asynchronous transfers: waits for every answer, this one's included. */
+        SYNCHRONOUS
+    }
+
     /**
      * Puts the words, then the delivery notification, on the calling thread (so it arrives after
-     * them). A pipelined send ({@link SendWindow}) returns once both are written to the network;
-     * otherwise the earlier pipelined sends are waited for first, then this one.
+     * them). With {@link SendWindow} enabled, {@link Mode#PIPELINED} and {@link Mode#AFTER_EARLIER}
+     * return once both are written to the network (the manual: SendData and SendDataNotify return
+     * after the message is transferred to the network); otherwise the earlier pipelined sends are
+     * waited for first, then this one.
      */
-    void send(boolean notify, boolean pipelined) {
+    void send(boolean notify, Mode mode) {
         try {
             MemorySegment src = local.asSlice(0, nwords * Vmmc.WORD);
             long value = Receiver.encode(offset / Vmmc.WORD, nwords, notify);
             SendWindow w = vmmc.window;
-            if (pipelined && SendWindow.enabled()) {
-                w.beforeSend();
+            if (mode != Mode.SYNCHRONOUS && SendWindow.enabled()) {
+                if (mode == Mode.PIPELINED) {
+                    w.beforeSend();
+                } else {
+                    w.drainOrThrow();
+                }
                 w.add(Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value));
                 return;
             }

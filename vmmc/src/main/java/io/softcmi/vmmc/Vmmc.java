@@ -429,7 +429,7 @@ public final class Vmmc implements AutoCloseable {
     public void sendData(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
         async.drain();
-        t.send(false, true);
+        t.send(false, Transfer.Mode.PIPELINED);
     }
 
     /**
@@ -443,12 +443,15 @@ public final class Vmmc implements AutoCloseable {
      */
     public AsyncHandle sendDataAsync(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
-        return async.submit(() -> t.send(false, false));
+        return async.submit(() -> t.send(false, Transfer.Mode.SYNCHRONOUS));
     }
 
     /**
      * Implements {@code vmmc_SendDataNotify}: as {@link #sendData}, and the buffer's handler runs
-     * in the receiver after the data is in its buffer.
+     * in the receiver after the data is in its buffer. The process's earlier pipelined messages
+     * are waited for first (a refusal among them is thrown and this message is not sent); this
+     * one returns once written to the network, and the home's answer to it is awaited, and a
+     * refusal thrown, by the next transfer call ({@link SendWindow}).
      *
      * @param localSrc the data
      * @param remoteDestProxyAddr a DestSpace address inside an imported buffer
@@ -458,7 +461,7 @@ public final class Vmmc implements AutoCloseable {
     public void sendDataNotify(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
         async.drain();
-        t.send(true, false);
+        t.send(true, Transfer.Mode.AFTER_EARLIER);
     }
 
     /**
@@ -472,7 +475,7 @@ public final class Vmmc implements AutoCloseable {
      */
     public AsyncHandle sendDataAsyncNotify(MemorySegment localSrc, long remoteDestProxyAddr, long nwords) {
         Transfer t = Transfer.check(this, localSrc, remoteDestProxyAddr, nwords, true);
-        return async.submit(() -> t.send(true, false));
+        return async.submit(() -> t.send(true, Transfer.Mode.SYNCHRONOUS));
     }
 
     /**
