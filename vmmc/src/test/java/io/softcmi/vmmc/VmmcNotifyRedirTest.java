@@ -217,4 +217,50 @@ class VmmcNotifyRedirTest {
         }));
         assertEquals(0, (int) rx.with(Vmmc::unblockNotifications));
     }
+
+    /**
+     * The latency sample's pattern: each side sends its next message from its handler
+     * (SendDataNotify is allowed there, and returns before the home answers). Every handler call
+     * sees the value just sent, in order, until the exchange ends.
+     */
+    @Test
+    void shouldPingPongFromHandlersInOrder() throws Exception {
+        int rounds = 200;
+        AtomicInteger bad = new AtomicInteger();
+        AtomicInteger got = new AtomicInteger();
+        AtomicReference<ImportHandle> toTx = new AtomicReference<>();
+        AtomicReference<ImportHandle> toRx = new AtomicReference<>();
+        MemorySegment rxSrc = rx.with(v -> v.allocate(1));
+        MemorySegment txSrc = tx.with(v -> v.allocate(1));
+        // rx echoes every value back from its handler
+        Pair toRxPair = pair(1, EnumSet.of(BufFlag.READWRITE), (addr, value) -> {
+            rxSrc.setAtIndex(ValueLayout.JAVA_INT, 0, value);
+            rx.vmmc.sendDataNotify(rxSrc, toTx.get().proxyBuf(), 1);
+        });
+        toRx.set(toRxPair.imp());
+        int id = ids.getAndIncrement();
+        MemorySegment txBuf = tx.with(v -> v.allocate(1));
+        // tx checks the echo and sends the next value from its handler
+        tx.run(v -> v.exportRecvBuf(txBuf, 1, id, (addr, value) -> {
+            int expected = got.incrementAndGet();
+            if (value != expected || txBuf.getAtIndex(ValueLayout.JAVA_INT, 0) != expected) {
+                bad.incrementAndGet();
+            }
+            if (expected < rounds) {
+                txSrc.setAtIndex(ValueLayout.JAVA_INT, 0, expected + 1);
+                tx.vmmc.sendDataNotify(txSrc, toRx.get().proxyBuf(), 1);
+            }
+        }, EnumSet.of(BufFlag.READWRITE), 0));
+        VmmcNode n = tx.with(Vmmc::myNode);
+        VmmcPid pid = tx.with(Vmmc::myPid);
+        toTx.set(rx.with(v -> v.importRecvBuf(n, pid, id)));
+        tx.run(v -> {
+            txSrc.setAtIndex(ValueLayout.JAVA_INT, 0, 1);
+            v.sendDataNotify(txSrc, toRx.get().proxyBuf(), 1);
+        });
+        await(() -> got.get() >= rounds);
+        Thread.sleep(50); // nothing more arrives after the last round
+        assertEquals(rounds, got.get());
+        assertEquals(0, bad.get());
+    }
 }

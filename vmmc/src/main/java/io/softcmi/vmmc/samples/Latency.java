@@ -7,10 +7,61 @@ import java.util.Arrays;
 /**
  * The manual's {@code latency numberofwords numberofiterations}: ping-pong of one message with
  * notification between this node and the next session host (a spawned peer); prints the round
- * trip and one-way latency.
+ * trip and one-way latency. Each side sends its next message from its notification handler, as
+ * the raw ping-pong's peers answer on the thread that reads (the manual allows
+ * {@code SendDataNotify} in a handler): a round trip is the time from one of the master's sends
+ * to its handler's call for the answer. The main threads start the exchange and wait for its end;
+ * the peer answers the first message from its main thread, once its imports are done.
  */
 public final class Latency {
+    /** Messages per wait of a main thread for its handler (bounds one wait in time). */
+    private static final int CHUNK = 1000;
+
     private Latency() {
+    }
+
+    /** The master's side of the exchange, driven by its handler after the first send. */
+    private static final class Master implements Runnable {
+        private final Vmmc vmmc;
+        private final Peers peers;
+        private final MemorySegment src;
+        private final long nwords;
+        private final long[] rtt;
+        private final int warm;
+        private int next; // handler thread only, after the first send
+        private volatile long sentAt;
+
+        Master(Vmmc vmmc, Peers peers, MemorySegment src, long nwords, int iters, int warm) {
+            this.vmmc = vmmc;
+            this.peers = peers;
+            this.src = src;
+            this.nwords = nwords;
+            this.rtt = new long[iters];
+            this.warm = warm;
+            this.next = -warm;
+        }
+
+        void send() {
+            sentAt = System.nanoTime();
+            vmmc.sendDataNotify(src, peers.proxy(1), nwords);
+        }
+
+        /** The handler: records the round trip just ended and sends the next message. */
+        @Override
+        public void run() {
+            long now = System.nanoTime();
+            int i = next++;
+            if (i >= 0) {
+                rtt[i] = now - sentAt;
+            }
+            if (i + 1 < rtt.length) {
+                send();
+            }
+        }
+
+        int messages() {
+            return warm + rtt.length;
+        }
     }
 
     /**
@@ -27,27 +78,30 @@ public final class Latency {
             Peers p = peer < 0 ? Peers.master(v, 2, Latency.class, Arrays.copyOf(args, 2), nwords)
                 : Peers.peer(v, 1, 2, nwords);
             MemorySegment src = v.allocate(nwords);
-            long[] rtt = new long[iters];
-            for (int i = -warm; i < iters; i++) {
-                if (p.rank == 0) {
-                    long t0 = System.nanoTime();
-                    v.sendDataNotify(src, p.proxy(1), nwords);
-                    p.await(1);
-                    if (i >= 0) {
-                        rtt[i] = System.nanoTime() - t0;
-                    }
-                } else {
-                    p.await(1);
-                    v.sendDataNotify(src, p.proxy(0), nwords);
-                }
-            }
             if (p.rank == 0) {
+                Master m = new Master(v, p, src, nwords, iters, warm);
+                p.onArrival = m;
+                m.send();
+                awaitAll(p, m.messages());
+                long[] rtt = m.rtt;
                 Arrays.sort(rtt);
                 double mean = Arrays.stream(rtt).average().orElse(0) / 1000.0;
                 System.out.printf("latency: %d words, %d iterations: round trip mean %.1f us, p50 %.1f us, p99 %.1f us;"
                     + " one-way %.1f us%n", nwords, iters, mean, rtt[iters / 2] / 1000.0,
                     rtt[Math.min(iters - 1, (int) (iters * 0.99))] / 1000.0, mean / 2);
+            } else {
+                p.await(1); // the first message: this side's imports are done
+                p.onArrival = () -> v.sendDataNotify(src, p.proxy(0), nwords);
+                v.sendDataNotify(src, p.proxy(0), nwords);
+                awaitAll(p, warm + iters - 1);
             }
+        }
+    }
+
+    /** Waits for {@code n} arrivals, at most {@value #CHUNK} per wait. */
+    private static void awaitAll(Peers p, int n) {
+        for (int left = n; left > 0; left -= Math.min(left, CHUNK)) {
+            p.await(Math.min(left, CHUNK));
         }
     }
 }

@@ -32,6 +32,8 @@ public final class Peers {
     final ExportHandle export;
     /** Released once per notification arriving in this process's data buffer. */
     final Semaphore arrivals = new Semaphore(0);
+    /** Run by the data buffer's handler before it releases {@link #arrivals}, if set (a sample's answer from the handler). */
+    volatile Runnable onArrival;
     final List<ImportHandle> imports = new ArrayList<>();
 
     private Peers(Vmmc vmmc, int rank, List<ProcessId> procs, long nwords) {
@@ -39,7 +41,13 @@ public final class Peers {
         this.rank = rank;
         this.procs = procs;
         this.buf = vmmc.allocate(nwords);
-        this.export = vmmc.exportRecvBuf(buf, nwords, DATA, (addr, value) -> arrivals.release(),
+        this.export = vmmc.exportRecvBuf(buf, nwords, DATA, (addr, value) -> {
+            Runnable r = onArrival;
+            if (r != null) {
+                r.run();
+            }
+            arrivals.release();
+        },
             EnumSet.of(BufFlag.READWRITE), 0);
     }
 
