@@ -96,7 +96,7 @@ public final class JacobiProcesses {
 
     /**
      * Runs the stencil with the workers of {@code layout} in their own processes, with extra JVM
-     * options for the workers (for example {@code -Djacobi.prefetch=true}).
+     * options for the workers (for example {@code -Djacobi.prefetch=false}).
      *
      * @param n grid size
      * @param iterations iterations

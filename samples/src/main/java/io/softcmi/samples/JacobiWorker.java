@@ -28,6 +28,8 @@ import java.util.Locale;
  * import when the neighbour is on another node and from the neighbour's segment attached by id
  * when it is on the same node; between iterations it meets the others at a {@link CasBarrier}
  * whose counter is homed at worker 0. Segments are found through {@link JacobiRendezvous} files.
+ * It computes in place in its band, through the direct view of its local attach
+ * ({@code DirectViews}, docs/direct.md).
  *
  * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
  * last one), {@code PHASES ...} (how much of it went to reading neighbours' rows and to waiting
@@ -42,10 +44,10 @@ public final class JacobiWorker {
     /** System property: the longest wait for another worker, in ms (rendezvous and each barrier round). */
     public static final String TIMEOUT_PROPERTY = "jacobi.timeoutMs";
     /**
-     * System property: {@code true} reads the halo in a {@link HaloPrefetch} thread while the
-     * interior is computed, when a neighbour is imported; by default the computing thread reads it
-     * (on a machine with as few cores as workers, the second thread's waits took the time they hid
-     * from the computation).
+     * System property: {@code true} (the default) reads the halo in a {@link HaloPrefetch} thread
+     * while the interior is computed, when a neighbour is imported from another node, so that the
+     * read miss (which waits for the neighbour's daemon to be scheduled) overlaps computation;
+     * {@code false} has the computing thread read it.
      */
     public static final String PREFETCH_PROPERTY = "jacobi.prefetch";
     private final CmiContext context;
@@ -145,8 +147,8 @@ public final class JacobiWorker {
 
     /**
      * Runs the iterations. Each one reads the halo rows (row {@code first - 1} of the band above,
-     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown} (with
-     * {@link #PREFETCH_PROPERTY}, when a neighbour is imported from another node, in the
+     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown} (unless
+     * {@link #PREFETCH_PROPERTY} is false, when a neighbour is imported from another node, in the
      * {@link HaloPrefetch} thread while this one computes the rows that do not need them), then
      * computes the band's edge rows, and meets the others at the barrier.
      *
@@ -154,7 +156,7 @@ public final class JacobiWorker {
      */
     private double iterate(int iterations) {
         boolean remote = (up != null && up.imported) || (down != null && down.imported);
-        remote &= Boolean.getBoolean(PREFETCH_PROPERTY);
+        remote &= Boolean.parseBoolean(System.getProperty(PREFETCH_PROPERTY, "true"));
         try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
             barrier.await(); // everyone attached: start together
             long t0 = System.nanoTime();
