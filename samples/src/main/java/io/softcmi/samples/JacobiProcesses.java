@@ -96,7 +96,7 @@ public final class JacobiProcesses {
 
     /**
      * Runs the stencil with the workers of {@code layout} in their own processes, with extra JVM
-     * options for the workers (for example {@code -Djacobi.prefetch=true}).
+     * options for the workers (for example {@code -Djacobi.prefetch=false}).
      *
      * @param n grid size
      * @param iterations iterations
@@ -241,9 +241,12 @@ public final class JacobiProcesses {
      */
     public static List<Outcome> compare(int n, int iterations, List<Layout> layouts, PrintStream out) {
         long t0 = System.nanoTime();
+        long cpu0 = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         double[][] expected = JacobiStencil.sequential(n, iterations);
         double sequential = (System.nanoTime() - t0) / 1e9;
-        out.printf(Locale.ROOT, "jacobi N=%d, %d iterations%n", n, iterations);
+        double sequentialCpu = (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e9;
+        out.printf(Locale.ROOT, "jacobi N=%d, %d iterations (sequential: %.3f s of CPU; on a busy machine compare"
+            + " it with each worker's computing CPU below)%n", n, iterations, sequentialCpu);
         out.printf(Locale.ROOT, "%-26s %9s %8s  %s%n", "configuration", "time s", "ratio", "result");
         out.printf(Locale.ROOT, "%-26s %9.3f %8.2f  %s%n", "sequential Java", sequential, 1.0, "reference");
         List<Outcome> outcomes = new ArrayList<>();

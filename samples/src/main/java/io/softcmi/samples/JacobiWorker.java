@@ -4,6 +4,7 @@ import io.softcmi.cmi.Cmi;
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.direct.DirectViews;
 import io.softcmi.cmi.internal.cache.CacheStats;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -25,6 +28,8 @@ import java.util.Locale;
  * import when the neighbour is on another node and from the neighbour's segment attached by id
  * when it is on the same node; between iterations it meets the others at a {@link CasBarrier}
  * whose counter is homed at worker 0. Segments are found through {@link JacobiRendezvous} files.
+ * It computes in place in its band, through the direct view of its local attach
+ * ({@code DirectViews}, docs/direct.md).
  *
  * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
  * last one), {@code PHASES ...} (how much of it went to reading neighbours' rows and to waiting
@@ -39,10 +44,10 @@ public final class JacobiWorker {
     /** System property: the longest wait for another worker, in ms (rendezvous and each barrier round). */
     public static final String TIMEOUT_PROPERTY = "jacobi.timeoutMs";
     /**
-     * System property: {@code true} reads the halo in a {@link HaloPrefetch} thread while the
-     * interior is computed, when a neighbour is imported; by default the computing thread reads it
-     * (on a machine with as few cores as workers, the second thread's waits took the time they hid
-     * from the computation).
+     * System property: {@code true} (the default) reads the halo in a {@link HaloPrefetch} thread
+     * while the interior is computed, when a neighbour is imported from another node, so that the
+     * read miss (which waits for the neighbour's daemon to be scheduled) overlaps computation;
+     * {@code false} has the computing thread read it.
      */
     public static final String PREFETCH_PROPERTY = "jacobi.prefetch";
     private final CmiContext context;
@@ -55,17 +60,22 @@ public final class JacobiWorker {
     private Band up;
     private Band down;
     private CasBarrier barrier;
-    /** The three-row window of the source grid (rotated as it slides) and the computed row. */
-    private double[] above;
-    private double[] here;
-    private double[] below;
-    private final double[] out;
-    private final double[] haloUp;
-    private final double[] haloDown;
+    /**
+     * This worker's band segment: the direct view of its local attach (docs/direct.md), where it
+     * computes. After both grids it holds two halo rows, copies of the neighbours' edge rows, so
+     * that the kernel reads one segment only.
+     */
+    private final MemorySegment band;
+    /** The halo rows in {@link #band}: byte offsets of the row above the band and of the row below it. */
+    private final long haloUp;
+    private final long haloDown;
     /** Time spent reading the halo rows (in whichever thread), waiting for them in this thread, at the barrier. */
     private volatile long haloReadNanos;
     private long haloNanos;
     private long barrierNanos;
+    /** CPU time of the computing thread over the iterations (all phases). */
+    private long cpuNanos;
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private JacobiWorker(CmiContext context, Path dir, int rank, int workers, int n) {
         this.context = context;
@@ -74,17 +84,14 @@ public final class JacobiWorker {
         this.workers = workers;
         this.n = n;
         this.timeoutMillis = Long.getLong(TIMEOUT_PROPERTY, 120_000);
-        above = new double[n];
-        here = new double[n];
-        below = new double[n];
-        out = new double[n];
-        haloUp = new double[n];
-        haloDown = new double[n];
         int first = first(rank, workers, n);
         int last = first(rank + 1, workers, n);
+        haloUp = 2L * (last - first) * n * 8;
+        haloDown = haloUp + 8L * n;
         CmiMapping[] local = new CmiMapping[1];
         JacobiRendezvous d = JacobiRendezvous.create(context, segmentSize(last - first, n), false, local);
         me = new Band(local[0], first, last, n, false);
+        band = DirectViews.view(local[0]);
         if (first == 0) { // the fixed top row, in both grids
             double[] ones = new double[n];
             Arrays.fill(ones, 1.0);
@@ -99,8 +106,9 @@ public final class JacobiWorker {
         return (int) ((long) rank * n / workers);
     }
 
+    /** @return bytes for both grids' rows and the two halo rows, in whole pages */
     private static long segmentSize(int rows, int n) {
-        return Math.max(4096, (2L * rows * n * 8 + 4095) / 4096 * 4096);
+        return Math.max(4096, ((2L * rows + 2) * n * 8 + 4095) / 4096 * 4096);
     }
 
     /** Makes (worker 0) or finds the barrier, and attaches the neighbours' bands. */
@@ -113,7 +121,16 @@ public final class JacobiWorker {
         } else {
             counter = JacobiRendezvous.await(dir, "barrier", timeoutMillis).attach(context);
         }
-        barrier = new CasBarrier(context, counter, 0, workers, timeoutMillis);
+        // Each worker's wake segment, which the releaser of a barrier round writes (CasBarrier).
+        CmiMapping[] wake = new CmiMapping[1];
+        JacobiRendezvous.create(context, 4096, true, wake).publish(dir, "wake-" + rank);
+        List<CmiMapping> others = new ArrayList<>();
+        for (int q = 0; q < workers; q++) {
+            if (q != rank) {
+                others.add(JacobiRendezvous.await(dir, "wake-" + q, timeoutMillis).attach(context));
+            }
+        }
+        barrier = new CasBarrier(context, counter, 0, workers, timeoutMillis, wake[0], others);
         if (rank > 0) {
             up = neighbour(JacobiRendezvous.await(dir, "band-" + (rank - 1), timeoutMillis), first(rank - 1, workers, n),
                 me.first);
@@ -130,8 +147,8 @@ public final class JacobiWorker {
 
     /**
      * Runs the iterations. Each one reads the halo rows (row {@code first - 1} of the band above,
-     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown} (with
-     * {@link #PREFETCH_PROPERTY}, when a neighbour is imported from another node, in the
+     * row {@code last} of the band below) into {@link #haloUp} and {@link #haloDown} (unless
+     * {@link #PREFETCH_PROPERTY} is false, when a neighbour is imported from another node, in the
      * {@link HaloPrefetch} thread while this one computes the rows that do not need them), then
      * computes the band's edge rows, and meets the others at the barrier.
      *
@@ -139,10 +156,11 @@ public final class JacobiWorker {
      */
     private double iterate(int iterations) {
         boolean remote = (up != null && up.imported) || (down != null && down.imported);
-        remote &= Boolean.getBoolean(PREFETCH_PROPERTY);
+        remote &= Boolean.parseBoolean(System.getProperty(PREFETCH_PROPERTY, "true"));
         try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
             barrier.await(); // everyone attached: start together
             long t0 = System.nanoTime();
+            long cpu0 = THREADS.getCurrentThreadCpuTime();
             int lo = Math.max(me.first, 1);
             int hi = Math.min(me.last, n - 1);
             // Rows [a, b) need no halo; the edge rows first (after a band above) and last - 1 (before a band below) do.
@@ -176,51 +194,41 @@ public final class JacobiWorker {
                 barrier.await();
                 barrierNanos += System.nanoTime() - t;
             }
+            cpuNanos = THREADS.getCurrentThreadCpuTime() - cpu0;
             return (System.nanoTime() - t0) / 1e9;
         }
     }
 
-    /** Computes rows {@code [a, b)}, whose neighbours are all in this band, sliding a three-row window: each row is read once. */
+    /**
+     * Computes rows {@code [a, b)}, whose neighbours are all in this band, in place in the band's
+     * direct view: no row is copied.
+     */
     private void interior(int src, int dst, int a, int b) {
-        me.read(src, a - 1, above);
-        me.read(src, a, here);
-        for (int i = a; i < b; i++) {
-            me.read(src, i + 1, below);
-            JacobiStencil.kernelRow(above, here, below, out);
-            me.write(dst, i, out);
-            double[] t = above;
-            above = here;
-            here = below;
-            below = t;
+        long from = me.offset(src, a) / 8;
+        long to = me.offset(dst, a) / 8;
+        for (int i = a; i < b; i++, from += n, to += n) {
+            JacobiStencil.kernelRow(band, from - n, from, from + n, to, n);
         }
     }
 
     /** Computes row {@code i}, next to a neighbour's band (its halo row has been read). */
     private void edge(int src, int dst, int i) {
-        JacobiStencil.kernelRow(row(src, i - 1, above), row(src, i, here), row(src, i + 1, below), out);
-        me.write(dst, i, out);
+        JacobiStencil.kernelRow(band, row(src, i - 1), row(src, i), row(src, i + 1), me.offset(dst, i) / 8, n);
     }
 
-    /** @return global row {@code row} of grid {@code src}: a halo row already read, or one of this band read into {@code into} */
-    private double[] row(int src, int row, double[] into) {
-        if (row < me.first) {
-            return haloUp;
-        }
-        if (row >= me.last) {
-            return haloDown;
-        }
-        me.read(src, row, into);
-        return into;
+    /** @return the index in {@link #band} of the first double of global row {@code row} of grid {@code src} (or its halo copy) */
+    private long row(int src, int row) {
+        return (row < me.first ? haloUp : row >= me.last ? haloDown : me.offset(src, row)) / 8;
     }
 
     /** Reads the neighbours' edge rows of grid {@code src}, one bulk {@code get} each. */
     private void readHalo(int src) {
         long t = System.nanoTime();
         if (up != null) {
-            up.read(src, me.first - 1, haloUp);
+            up.read(src, me.first - 1, band.asSlice(haloUp, 8L * n));
         }
         if (down != null) {
-            down.read(src, me.last, haloDown);
+            down.read(src, me.last, band.asSlice(haloDown, 8L * n));
         }
         haloReadNanos += System.nanoTime() - t;
     }
@@ -266,8 +274,8 @@ public final class JacobiWorker {
             w.writeResult(iterations & 1);
             System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
             System.out.printf(Locale.ROOT, "PHASES halo reads %.3f s (%.3f s not overlapped), barrier %.3f s,"
-                + " computing and own rows %.3f s%n", w.haloReadNanos / 1e9, w.haloNanos / 1e9, w.barrierNanos / 1e9,
-                seconds - (w.haloNanos + w.barrierNanos) / 1e9);
+                + " computing %.3f s; CPU of the computing thread %.3f s%n", w.haloReadNanos / 1e9, w.haloNanos / 1e9,
+                w.barrierNanos / 1e9, seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9);
             // The counters are not part of the CMI API: the benchmark prints them per configuration.
             System.out.println("CACHE " + CacheStats.process());
             if (rank == 0) {
@@ -292,8 +300,8 @@ public final class JacobiWorker {
         }
 
         /** Reads global row {@code row} of {@code grid} with one bulk get. */
-        void read(int grid, int row, double[] dst) {
-            mapping.get(offset(grid, row), MemorySegment.ofArray(dst));
+        void read(int grid, int row, MemorySegment dst) {
+            mapping.get(offset(grid, row), dst);
         }
 
         void write(int grid, int row, double[] src) {

@@ -55,13 +55,13 @@ class JacobiStencilTest {
 
     @Test
     @Timeout(120)
-    void shouldMatchTheSequentialRunOnTwoDaemonsWithTheHaloReadInASecondThread() {
+    void shouldMatchTheSequentialRunOnTwoDaemonsWithTheHaloReadInTheComputingThread() {
         int n = 64;
         int iterations = 20;
         JacobiProcesses.Outcome o = JacobiProcesses.run(n, iterations, JacobiProcesses.Layout.TWO_DAEMONS,
-            JacobiStencil.sequential(n, iterations), List.of("-D" + JacobiWorker.PREFETCH_PROPERTY + "=true"));
+            JacobiStencil.sequential(n, iterations), List.of("-D" + JacobiWorker.PREFETCH_PROPERTY + "=false"));
         System.out.println(o);
-        assertEquals(0, o.mismatches(), "cells differing from the sequential run, halo prefetched");
+        assertEquals(0, o.mismatches(), "cells differing from the sequential run, halo read by the computing thread");
         for (String c : o.cacheCounters()) {
             assertTrue(misses(c) >= iterations, "each worker misses on its neighbour's halo every iteration: " + c);
         }

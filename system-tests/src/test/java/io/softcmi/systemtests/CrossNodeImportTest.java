@@ -8,6 +8,7 @@ import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.ExportAttr;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.direct.DirectViews;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Segment", "Segment Lifetime"): handles stay valid after {@code rseg_del}, cached and uncached
  * imports of one segment exclude each other, an import on the home node is a new proxy that needs
  * a token, remote access after the home marks ({@code TOKEN}) and reclaims ({@code SINVAL}) the
- * segment, handles that name no reachable segment, and node addresses.
+ * segment, handles that name no reachable segment, node addresses, and that an import has no
+ * direct view ({@code DirectViews}).
  */
 class CrossNodeImportTest extends CrossNodeContextTestBase {
     @RegisterExtension
@@ -211,6 +213,20 @@ class CrossNodeImportTest extends CrossNodeContextTestBase {
             assertCmiError(CmiError.INVAL, () -> c.segImp(RemoteSegmentHandle.fromBytes(unresolvable)));
             assertTrue(c.segImp(RemoteSegmentHandle.fromBytes(s.handle())).imported(), "the context keeps working");
         });
+    }
+
+    @Test
+    void shouldRefuseADirectViewOfAnImportWithInval() {
+        Shared cached = share(1);
+        Shared writeThrough = share(1, EnumSet.of(ExportAttr.WRITE_THROUGH));
+        Imported viaCache = importAndAttach(onB, cached.handle(), token(cached, onB, RW));
+        Imported direct = importAndAttach(onC, writeThrough.handle(), token(writeThrough, onC, RW));
+        onB.run(c -> {
+            var e = assertCmiError(CmiError.INVAL, () -> DirectViews.view(viaCache.mapping()));
+            assertTrue(e.getMessage().contains("imported"), e.getMessage());
+            viaCache.mapping().putLong(0, 1); // the import itself still works
+        });
+        onC.run(c -> assertCmiError(CmiError.INVAL, () -> DirectViews.view(direct.mapping())));
     }
 
     // ---- node addresses ----

@@ -17,7 +17,7 @@ import java.util.List;
  * ({@code CacheStats}: misses, fills, write-backs, diffs, acquires, invalidations). The
  * benchmark's {@code softcmi.*} and {@code jacobi.*} system properties are passed on to the
  * daemons and workers (for example {@code -Dsoftcmi.cache.lineSize=16384} or
- * {@code -Djacobi.prefetch=true}).
+ * {@code -Djacobi.prefetch=false}).
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
