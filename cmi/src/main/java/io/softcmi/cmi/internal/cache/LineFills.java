@@ -11,7 +11,8 @@ import java.util.HashMap;
  * waits for that fill; sequential misses read ahead (1, 2, 4, ... up to
  * {@link SegmentCache#MAX_READ_AHEAD} lines); a bulk read requests every run of absent lines
  * at once ({@link #prefetch}); a fill that an acquire made stale while in flight is dropped and
- * sent again. Everything here is guarded by the cache's lock unless a method says otherwise.
+ * sent again. Its state is guarded by the cache's lock ({@link #miss} and {@link #prefetch}
+ * take it; the other methods are called holding it).
  */
 final class LineFills {
     /**
@@ -107,8 +108,8 @@ final class LineFills {
      * A bulk read of lines {@code [first, last]}: every run of absent lines is requested without
      * waiting for the previous one (one {@code FILL} per run of at most {@link SegmentCache#MAX_READ_AHEAD}
      * lines, up to {@link #MAX_FILLS_IN_FLIGHT} in flight), instead of one miss after another
-     * with a growing read-ahead. Spans larger than
-     * the cache's capacity are left to the line-by-line misses.
+     * with a growing read-ahead. Spans larger than the cache's capacity are left to the
+     * line-by-line misses.
      */
     void prefetch(long first, long last) {
         boolean absent = false;

@@ -85,4 +85,39 @@ class LineHintTest {
         c.close();
         assertFalse(h.covers(3, 1), "a detach drops every line");
     }
+
+    @Test
+    void shouldNeverReadOlderThroughTheHintWhileAnotherThreadAcquires() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home, 1, 2 * LINE);
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        // Another thread of the context: the home's value of byte 3 rises, and each acquire
+        // drops the line; now and then it fills other lines, which evicts line 0 as well.
+        Thread other = Thread.ofPlatform().start(() -> {
+            try {
+                for (int v = 1; v <= 100; v++) {
+                    home.localWrite(3, (byte) v);
+                    c.finishAcquire(c.startAcquire());
+                    c.load(LINE * (1 + v % 3), 1);
+                    Thread.yield();
+                }
+            } finally {
+                done.set(true);
+            }
+        });
+        LineHint h = new LineHint(Thread.currentThread());
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        long last = 0;
+        long reads = 0;
+        while (!done.get() && System.nanoTime() < deadline) {
+            long v = load(c, h, 3);
+            assertTrue(v >= last, "read " + v + " after " + last);
+            last = v;
+            reads++;
+        }
+        other.join(20_000);
+        assertFalse(other.isAlive());
+        c.finishAcquire(c.startAcquire()); // this thread's own acquire: the last value from here on
+        assertEquals(100, load(c, h, 3), "after " + reads + " reads");
+    }
 }
