@@ -91,6 +91,10 @@ class CrossNodeTokenTest extends CrossNodeContextTestBase {
             c.enable(true);
             i.mapping().putLong(8, 2);
             assertEquals(2, i.mapping().getLong(8));
+            c.enable(false); // the load above left this thread a line hint: it must not serve the next one
+            assertAccessError(CmiAccessError.ENABLE, id, 8, () -> i.mapping().getLong(8));
+            c.enable(true);
+            assertEquals(2, i.mapping().getLong(8));
             // Another thread of the same context is not enabled by this one's cmi_enb.
             ContextThread.runOnFreshThread(() -> {
                 c.iniTh();

@@ -739,6 +739,8 @@ final class ContextImpl implements CmiContext {
         for (CmiMapping m : mappings.keySet()) {
             if (m instanceof LocalMapping lm) {
                 lm.forgetEnabled(me);
+            } else if (m instanceof RemoteMapping rm) {
+                rm.forgetEnabled(me);
             }
         }
     }

@@ -4,6 +4,7 @@ import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.internal.cache.LineFault;
+import io.softcmi.cmi.internal.cache.LineHint;
 import io.softcmi.cmi.internal.cache.SegmentCache;
 import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.MemorySegment;
@@ -62,14 +63,14 @@ final class RemoteMapping implements CmiMapping {
     void setToken(TokenImpl t) {
         token = t;
         if (cache != null) {
-            cache.tokenChanged();
+            cache.tokenChanged(); // drops every line, which invalidates the hints
         }
     }
 
     void detach() {
         attached = false;
         if (cache != null) {
-            context.remoteCache().remove(cache);
+            context.remoteCache().remove(cache); // drops every line: a hint would skip the detached check
         }
     }
 
@@ -120,6 +121,25 @@ final class RemoteMapping implements CmiMapping {
         return ts;
     }
 
+    /** Points the calling thread's hint at the line of {@code off}, after an access passed every check. */
+    private void aimHint(SegmentCache sc, long off) {
+        Thread me = Thread.currentThread();
+        LineHint h = hint;
+        if (h == null || h.owner() != me) {
+            h = new LineHint(me);
+            hint = h;
+        }
+        sc.aim(h, off);
+    }
+
+    /** The calling thread turned remote access off: its hint must not serve another load. */
+    void forgetEnabled(Thread me) {
+        LineHint h = hint;
+        if (h != null && h.owner() == me) {
+            h.clear();
+        }
+    }
+
     private void verdict(int status, long off) {
         if (status != 0) {
             CmiAccessError e = AccessStatus.fromWire(status);
@@ -143,12 +163,32 @@ final class RemoteMapping implements CmiMapping {
         return context.connection(home, segment.id(), off);
     }
 
+    /**
+     * The last thread's line hint (docs/cache.md, "Hits"): a load by that thread that falls in
+     * the line it read last, still cached, reads it with a few loads and a bounds check. The
+     * hint is made only after every check of {@link #check} passed. It is invalid from the
+     * moment its line leaves the cache, which every detach and token change does to all lines,
+     * and its owner forgets it when it turns remote access off
+     * ({@link #forgetEnabled}: {@code cmi_enb(0)}, {@code fini}).
+     */
+    private LineHint hint;
+
     private long load(long off, int width) {
+        LineHint h = hint;
+        if (h != null && h.owner() == Thread.currentThread() && h.covers(off, width)) {
+            return h.get(off, width);
+        }
+        return loadMissingHint(off, width);
+    }
+
+    private long loadMissingHint(long off, int width) {
         TokenImpl t = check(off, width, false);
         SegmentCache sc = cache;
         if (sc != null) {
             try {
-                return sc.load(off, width);
+                long v = sc.load(off, width);
+                aimHint(sc, off);
+                return v;
             } catch (LineFault f) {
                 missFailed(f, off);
             }

@@ -33,39 +33,28 @@ import java.util.function.Consumer;
  * only this cache writes or that nobody writes.
  *
  * <p>Threads: loads that hit read the line without a lock (the table slot is read with acquire
- * semantics, lines are replaced, never refilled in place); stores, misses, write-backs and
- * invalidations hold the cache's lock. A load's miss sends its fill under the lock and waits
- * for the reply without it, so concurrent misses of several threads share round trips on the
- * connection; a bulk read ({@link #read}) or bulk write ({@link #write}) of absent lines waits
- * under the lock.
+ * semantics, lines are replaced, never refilled in place; a {@link LineHint} skips the table);
+ * stores, misses ({@link LineFills}), write-backs and invalidations hold the cache's lock.
  */
 public final class SegmentCache {
     /** Segments with more lines than this are not cached (the table is one array). */
     public static final long MAX_LINES = 1L << 24;
     /** Most lines one miss reads (sequential misses double the read-ahead up to this). */
     public static final int MAX_READ_AHEAD = 32;
-    /**
-     * Most fills one bulk read keeps in flight (of up to {@link #MAX_READ_AHEAD} lines each): a
-     * large read streams through this window instead of asking for everything before reading
-     * any reply, which would leave the home writing into a full socket.
-     */
-    private static final int MAX_FILLS_IN_FLIGHT = 8;
-    /** Misses of one access sent without the lock before it fills under the lock (a line evicted or made stale again and again). */
-    private static final int MISS_ATTEMPTS = 3;
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
+    static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
-    private final long size;
-    private final int lineSize;
-    private final int shift;
-    private final long lineCount;
-    private final LineTransport transport;
-    private final CacheStats stats;
+    final long size;
+    final int lineSize;
+    final int shift;
+    final long lineCount;
+    final LineTransport transport;
+    final CacheStats stats;
     private final Consumer<long[]> lostStores;
-    private final Line[] lines;
-    private final ReentrantLock lock = new ReentrantLock();
+    final Line[] lines;
+    final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
     private final LinkedHashSet<Long> order = new LinkedHashSet<>();
     /** Indices of the dirty lines. */
@@ -74,16 +63,13 @@ public final class SegmentCache {
     /** The lines each thread with an open flush epoch stored to. */
     private final HashMap<Thread, BitSet> threadLines = new HashMap<>();
     private final DiffFrames frames;
-    /** Misses in flight by line: another thread missing the same line waits for the same fill. */
-    private final HashMap<Long, Fill> filling = new HashMap<>();
+    private final LineFills fills = new LineFills(this);
     /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
     private final List<Flight> inFlight = new ArrayList<>();
     private volatile int inFlightCount;
     private int resident;
     private long epoch = -1;
-    private long lastMiss = -2;
-    private int readAhead = 1;
-    private volatile long capacityLines;
+    volatile long capacityLines;
     private volatile int dirtyLines;
     private volatile int residentLines;
 
@@ -94,6 +80,8 @@ public final class SegmentCache {
         final boolean writable;
         /** Bytes stored since the last write-back, a bit each ({@link WriteMask}); null while the line is clean. */
         long[] stored;
+        /** Left the table (set once, before its slot is cleared): a {@link LineHint} on it misses. */
+        volatile boolean dropped;
 
         Line(byte[] data, boolean writable) {
             this.data = data;
@@ -181,6 +169,25 @@ public final class SegmentCache {
     // ---- loads and stores ----
 
     /**
+     * Points {@code hint} at the line holding {@code off} if it is cached (else at nothing). A
+     * line dropped after the table was read is marked so: the hint's check fails. The hint's
+     * owner thread only.
+     */
+    public void aim(LineHint hint, long off) {
+        long idx = off >>> shift;
+        Line l = (Line) SLOT.getAcquire(lines, (int) idx);
+        if (l == null) {
+            hint.limit = -1;
+            return;
+        }
+        hint.line = l;
+        hint.data = l.data;
+        hint.base = idx << shift;
+        hint.limit = (int) Math.min(lineSize, size - hint.base);
+    }
+
+
+    /**
      * Loads 1, 2, 4 or 8 bytes (native order).
      *
      * @throws LineFault if a miss failed
@@ -196,7 +203,7 @@ public final class SegmentCache {
         }
         Line l = (Line) SLOT.getAcquire(lines, (int) (off >>> shift));
         if (l == null) {
-            l = miss(off >>> shift);
+            l = fills.miss(off >>> shift);
         }
         return get(l.data, at, width);
     }
@@ -222,8 +229,8 @@ public final class SegmentCache {
             lock.lock();
             try {
                 Line l = lines[(int) idx];
-                if (l == null && attempt >= MISS_ATTEMPTS) {
-                    l = fillLocked(idx); // evicted again and again: fill and store under one lock
+                if (l == null && attempt >= LineFills.MISS_ATTEMPTS) {
+                    l = fills.fillLocked(idx); // evicted again and again: fill and store under one lock
                 }
                 if (l != null) {
                     markDirty(idx, l, at, width, trackThread);
@@ -233,7 +240,7 @@ public final class SegmentCache {
             } finally {
                 lock.unlock();
             }
-            miss(idx);
+            fills.miss(idx);
         }
     }
 
@@ -241,7 +248,7 @@ public final class SegmentCache {
     public void read(long off, MemorySegment dst) {
         long len = dst.byteSize();
         if (len > lineSize) {
-            prefetch(off >>> shift, (off + len - 1) >>> shift);
+            fills.prefetch(off >>> shift, (off + len - 1) >>> shift);
         }
         for (long done = 0; done < len; ) {
             long o = off + done;
@@ -249,7 +256,7 @@ public final class SegmentCache {
             int n = (int) Math.min(lineSize - at, len - done);
             Line l = (Line) SLOT.getAcquire(lines, (int) (o >>> shift));
             if (l == null) {
-                l = miss(o >>> shift);
+                l = fills.miss(o >>> shift);
             }
             MemorySegment.copy(MemorySegment.ofArray(l.data), at, dst, done, n);
             done += n;
@@ -274,9 +281,9 @@ public final class SegmentCache {
                 if (l == null && at == 0 && n == validLength(idx)) {
                     makeRoom(); // written whole: no fill needed
                     l = new Line(new byte[lineSize], true);
-                    install(idx, l);
+                    installLine(idx, l);
                 } else if (l == null) {
-                    l = fillLocked(idx);
+                    l = fills.fillLocked(idx);
                 }
                 markDirty(idx, l, at, n, trackThread);
                 MemorySegment.copy(src, done, MemorySegment.ofArray(l.data), at, n);
@@ -321,235 +328,19 @@ public final class SegmentCache {
         }
     }
 
-    // ---- misses and eviction ----
-
-    /**
-     * A miss: sends a fill (or joins one in flight for the line) under the lock, then waits for
-     * the reply without it, so misses of other threads to other lines are sent meanwhile and
-     * share the connection's round trip. A fill that an acquire made stale while it was in
-     * flight is dropped and the miss sent again.
-     */
-    private Line miss(long idx) {
-        for (int attempt = 0; ; attempt++) {
-            Fill f;
-            lock.lock();
-            try {
-                Line l = lines[(int) idx];
-                if (l != null) {
-                    return l;
-                }
-                if (attempt >= MISS_ATTEMPTS) {
-                    return fillLocked(idx); // stale or evicted again and again: fill under the lock
-                }
-                f = filling.get(idx);
-                if (f == null) {
-                    f = startMiss(idx);
-                }
-            } finally {
-                lock.unlock();
-            }
-            f.pending().await();
-            lock.lock();
-            try {
-                Line l = install(f);
-                if (l == null) {
-                    l = lines[(int) idx];
-                }
-                if (l != null) {
-                    return l;
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    /** Sends the fill of a miss at {@code idx} with its read-ahead, and registers it. Holds the lock. */
-    private Fill startMiss(long idx) {
-        readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, MAX_READ_AHEAD) : 1;
-        long limit = Math.min(Math.min(readAhead, capacityLines), lineCount - idx);
-        int n = 1;
-        while (n < limit && lines[(int) (idx + n)] == null && !filling.containsKey(idx + n)) {
-            n++;
-        }
-        lastMiss = idx + n - 1;
-        Fill f = startFill(idx, n);
-        for (int i = 0; i < n; i++) {
-            filling.put(idx + i, f);
-        }
-        return f;
-    }
+    // ---- table and eviction ----
 
     private int validLength(long idx) {
         return (int) Math.min(lineSize, size - (idx << shift));
     }
 
-    /** Fills line {@code idx} and, for sequential misses, the absent lines after it. Holds the lock. */
-    private Line fillLocked(long idx) {
-        readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, MAX_READ_AHEAD) : 1;
-        long limit = Math.min(Math.min(readAhead, capacityLines), lineCount - idx);
-        int n = 1;
-        while (n < limit && lines[(int) (idx + n)] == null) {
-            n++;
-        }
-        lastMiss = idx + n - 1;
-        Line l = install(startFill(idx, n));
-        return l != null ? l : lines[(int) idx];
-    }
-
-    /**
-     * A bulk read of lines {@code [first, last]}: every run of absent lines is requested without
-     * waiting for the previous one (one {@code FILL} per run of at most {@link #MAX_READ_AHEAD}
-     * lines, up to {@link #MAX_FILLS_IN_FLIGHT} in flight), instead of one miss after another
-     * with a growing read-ahead. Spans larger than
-     * the cache's capacity are left to the line-by-line misses.
-     */
-    private void prefetch(long first, long last) {
-        boolean absent = false;
-        for (long i = first; i <= last && !absent; i++) {
-            absent = SLOT.getAcquire(lines, (int) i) == null;
-        }
-        if (!absent || last - first + 1 > capacityLines) {
-            return;
-        }
-        lock.lock();
-        try {
-            java.util.ArrayDeque<Fill> fills = new java.util.ArrayDeque<>();
-            LineFault failed = null;
-            for (long i = first; i <= last; ) {
-                if (lines[(int) i] != null || filling.containsKey(i)) {
-                    i++;
-                    continue;
-                }
-                int n = 1;
-                while (n < MAX_READ_AHEAD && i + n <= last && lines[(int) (i + n)] == null
-                        && !filling.containsKey(i + n)) {
-                    n++;
-                }
-                if (fills.size() >= MAX_FILLS_IN_FLIGHT) {
-                    failed = installOrKeep(fills.poll(), failed);
-                }
-                fills.add(startFill(i, n));
-                i += n;
-            }
-            while (!fills.isEmpty()) {
-                failed = installOrKeep(fills.poll(), failed); // await them all: their replies are on the connection
-            }
-            lastMiss = last;
-            readAhead = MAX_READ_AHEAD;
-            if (failed != null) {
-                throw failed;
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private LineFault installOrKeep(Fill f, LineFault failed) {
-        try {
-            install(f);
-            return failed;
-        } catch (LineFault e) {
-            return failed == null ? e : failed;
-        }
-    }
-
-    /** A fill request in flight: lines {@code [idx, idx + n)}. Its flags are guarded by the lock. */
-    private static final class Fill {
-        final long idx;
-        final int n;
-        final byte[] buf;
-        final LineTransport.Pending pending;
-        /** An acquire reported a write to its lines after the home answered it: never install. */
-        boolean stale;
-        /** Installed (or dropped) already: later waiters find the lines in the table. */
-        boolean settled;
-
-        Fill(long idx, int n, byte[] buf, LineTransport.Pending pending) {
-            this.idx = idx;
-            this.n = n;
-            this.buf = buf;
-            this.pending = pending;
-        }
-
-        LineTransport.Pending pending() {
-            return pending;
-        }
-    }
-
-    /** Sends a fill of {@code n} lines from {@code idx}. Holds the lock. */
-    private Fill startFill(long idx, int n) {
-        long start = idx << shift;
-        int len = (int) Math.min((long) n * lineSize, size - start);
-        byte[] buf = new byte[len];
-        return new Fill(idx, n, buf, transport.fill(start, buf, 0, len));
-    }
-
-    /**
-     * Waits for a fill and installs its lines, once: lines already in the table (filled or
-     * written by another path meanwhile) are kept, and a stale fill installs nothing. Holds
-     * the lock.
-     *
-     * @return the line at the fill's first index if this call installed it, else null
-     * @throws LineFault if the home refused the fill
-     */
-    private Line install(Fill f) {
-        LineTransport.Pending p = f.pending();
-        int status = p.await();
-        if (f.settled) {
-            return null;
-        }
-        f.settled = true;
-        for (int i = 0; i < f.n; i++) {
-            filling.remove(f.idx + i, f);
-        }
-        int len = f.buf.length;
-        long start = f.idx << shift;
-        stats.misses.increment();
-        stats.fills.increment();
-        stats.fillBytes.add(len);
-        if (status != 0) {
-            throw new LineFault(status, start, false);
-        }
-        if (f.stale) {
-            return null;
-        }
-        // The fill saw every write up to its epoch. Fills of several threads may be installed
-        // out of order: keeping the oldest makes the next acquire report enough.
-        long seen = p.value() >>> 1;
+    /** Records the epoch a fill saw; fills of several threads may be installed out of order, so the oldest is kept (the next acquire then reports enough). Holds the lock. */
+    void sawEpoch(long seen) {
         epoch = epoch < 0 ? seen : Math.min(epoch, seen);
-        boolean writable = (p.value() & 1) != 0;
-        Line first = null;
-        for (int i = 0; i < f.n; i++) {
-            if (lines[(int) (f.idx + i)] != null) {
-                continue;
-            }
-            makeRoom();
-            byte[] d = new byte[lineSize];
-            int from = i * lineSize;
-            System.arraycopy(f.buf, from, d, 0, Math.min(lineSize, len - from));
-            Line l = new Line(d, writable);
-            install(f.idx + i, l);
-            if (i == 0) {
-                first = l;
-            }
-        }
-        return first;
     }
 
-    /** Marks the fills in flight over lines {@code [first, last]} stale (all of them when {@code first < 0}). Holds the lock. */
-    private void staleFills(long first, long last) {
-        if (filling.isEmpty()) {
-            return;
-        }
-        for (var e : filling.entrySet()) {
-            if (first < 0 || e.getKey() >= first && e.getKey() <= last) {
-                e.getValue().stale = true;
-            }
-        }
-    }
-
-    private void install(long idx, Line l) {
+    /** Puts a line in the table. Holds the lock. */
+    void installLine(long idx, Line l) {
         SLOT.setRelease(lines, (int) idx, l);
         order.add(idx);
         resident++;
@@ -557,7 +348,7 @@ public final class SegmentCache {
     }
 
     /** Evicts the oldest lines until one more fits, writing dirty ones back first. Holds the lock. */
-    private void makeRoom() {
+    void makeRoom() {
         while (resident >= capacityLines && !order.isEmpty()) {
             long victim = order.iterator().next();
             drop(List.of(victim));
@@ -581,7 +372,9 @@ public final class SegmentCache {
             }
         }
         for (long v : victims) {
-            if (lines[(int) v] != null) {
+            Line l = lines[(int) v];
+            if (l != null) {
+                l.dropped = true; // no LineHint serves it any more
                 SLOT.setRelease(lines, (int) v, null);
                 order.remove(v);
                 resident--;
@@ -619,11 +412,7 @@ public final class SegmentCache {
         List<Flight> all = new ArrayList<>(sent);
         Set<Flight> mine = Collections.newSetFromMap(new IdentityHashMap<>());
         mine.addAll(sent);
-        for (Flight f : inFlight) {
-            if (!mine.contains(f)) {
-                all.add(f);
-            }
-        }
+        inFlight.stream().filter(f -> !mine.contains(f)).forEach(all::add);
         return all;
     }
 
@@ -719,7 +508,7 @@ public final class SegmentCache {
             if (resident == 0) {
                 // No baseline to ask from: misses in flight may have been answered before this
                 // acquire's point, so they are sent again.
-                staleFills(-1, -1);
+                fills.stale(-1, -1);
                 return null;
             }
             since = epoch;
@@ -742,7 +531,7 @@ public final class SegmentCache {
             List<Long> victims = new ArrayList<>();
             if (status != 0) {
                 victims.addAll(order);
-                staleFills(-1, -1);
+                fills.stale(-1, -1);
             } else {
                 ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
                 while (bb.remaining() >= 16) {
@@ -753,7 +542,7 @@ public final class SegmentCache {
                     }
                     long first = s >>> shift;
                     long last = (e - 1) >>> shift;
-                    staleFills(first, last);
+                    fills.stale(first, last);
                     if (last - first + 1 > 2L * resident) {
                         for (long idx : order) {
                             if (idx >= first && idx <= last) {

@@ -1,0 +1,262 @@
+package io.softcmi.cmi.internal.cache;
+
+import io.softcmi.cmi.internal.cache.SegmentCache.Line;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+
+/**
+ * The misses of one {@link SegmentCache} (docs/cache.md, "Misses", "Concurrent misses"): a
+ * load's miss sends its {@code FILL} under the cache's lock and waits for the reply without
+ * it, so concurrent misses share round trips; a thread that misses a line already being filled
+ * waits for that fill; sequential misses read ahead (1, 2, 4, ... up to
+ * {@link SegmentCache#MAX_READ_AHEAD} lines); a bulk read requests every run of absent lines
+ * at once ({@link #prefetch}); a fill that an acquire made stale while in flight is dropped and
+ * sent again. Its state is guarded by the cache's lock ({@link #miss} and {@link #prefetch}
+ * take it; the other methods are called holding it).
+ */
+final class LineFills {
+    /**
+     * Most fills one bulk read keeps in flight (of up to {@link SegmentCache#MAX_READ_AHEAD} lines each): a
+     * large read streams through this window instead of asking for everything before reading
+     * any reply, which would leave the home writing into a full socket.
+     */
+    private static final int MAX_FILLS_IN_FLIGHT = 8;
+    /** Misses of one access sent without the lock before it fills under the lock (a line evicted or made stale again and again). */
+    static final int MISS_ATTEMPTS = 3;
+
+    private final SegmentCache c;
+    /** Misses in flight by line: another thread missing the same line waits for the same fill. */
+    private final HashMap<Long, Fill> filling = new HashMap<>();
+    private long lastMiss = -2;
+    private int readAhead = 1;
+
+    LineFills(SegmentCache cache) {
+        this.c = cache;
+    }
+
+    /**
+     * A miss: sends a fill (or joins one in flight for the line) under the lock, then waits for
+     * the reply without it, so misses of other threads to other lines are sent meanwhile and
+     * share the connection's round trip. A fill that an acquire made stale while it was in
+     * flight is dropped and the miss sent again.
+     */
+    Line miss(long idx) {
+        for (int attempt = 0; ; attempt++) {
+            Fill f;
+            c.lock.lock();
+            try {
+                Line l = c.lines[(int) idx];
+                if (l != null) {
+                    return l;
+                }
+                if (attempt >= MISS_ATTEMPTS) {
+                    return fillLocked(idx); // stale or evicted again and again: fill under the lock
+                }
+                f = filling.get(idx);
+                if (f == null) {
+                    f = startMiss(idx);
+                }
+            } finally {
+                c.lock.unlock();
+            }
+            f.pending().await();
+            c.lock.lock();
+            try {
+                Line l = install(f);
+                if (l == null) {
+                    l = c.lines[(int) idx];
+                }
+                if (l != null) {
+                    return l;
+                }
+            } finally {
+                c.lock.unlock();
+            }
+        }
+    }
+
+    /** Sends the fill of a miss at {@code idx} with its read-ahead, and registers it. Holds the lock. */
+    private Fill startMiss(long idx) {
+        readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, SegmentCache.MAX_READ_AHEAD) : 1;
+        long limit = Math.min(Math.min(readAhead, c.capacityLines), c.lineCount - idx);
+        int n = 1;
+        while (n < limit && c.lines[(int) (idx + n)] == null && !filling.containsKey(idx + n)) {
+            n++;
+        }
+        lastMiss = idx + n - 1;
+        Fill f = startFill(idx, n);
+        for (int i = 0; i < n; i++) {
+            filling.put(idx + i, f);
+        }
+        return f;
+    }
+
+    /** Fills line {@code idx} and, for sequential misses, the absent lines after it. Holds the lock. */
+    Line fillLocked(long idx) {
+        readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, SegmentCache.MAX_READ_AHEAD) : 1;
+        long limit = Math.min(Math.min(readAhead, c.capacityLines), c.lineCount - idx);
+        int n = 1;
+        while (n < limit && c.lines[(int) (idx + n)] == null) {
+            n++;
+        }
+        lastMiss = idx + n - 1;
+        Line l = install(startFill(idx, n));
+        return l != null ? l : c.lines[(int) idx];
+    }
+
+    /**
+     * A bulk read of lines {@code [first, last]}: every run of absent lines is requested without
+     * waiting for the previous one (one {@code FILL} per run of at most {@link SegmentCache#MAX_READ_AHEAD}
+     * lines, up to {@link #MAX_FILLS_IN_FLIGHT} in flight), instead of one miss after another
+     * with a growing read-ahead. Spans larger than the cache's capacity are left to the
+     * line-by-line misses.
+     */
+    void prefetch(long first, long last) {
+        boolean absent = false;
+        for (long i = first; i <= last && !absent; i++) {
+            absent = SegmentCache.SLOT.getAcquire(c.lines, (int) i) == null;
+        }
+        if (!absent || last - first + 1 > c.capacityLines) {
+            return;
+        }
+        c.lock.lock();
+        try {
+            ArrayDeque<Fill> fills = new ArrayDeque<>();
+            LineFault failed = null;
+            for (long i = first; i <= last; ) {
+                if (c.lines[(int) i] != null || filling.containsKey(i)) {
+                    i++;
+                    continue;
+                }
+                int n = 1;
+                while (n < SegmentCache.MAX_READ_AHEAD && i + n <= last && c.lines[(int) (i + n)] == null
+                        && !filling.containsKey(i + n)) {
+                    n++;
+                }
+                if (fills.size() >= MAX_FILLS_IN_FLIGHT) {
+                    failed = installOrKeep(fills.poll(), failed);
+                }
+                fills.add(startFill(i, n));
+                i += n;
+            }
+            while (!fills.isEmpty()) {
+                failed = installOrKeep(fills.poll(), failed); // await them all: their replies are on the connection
+            }
+            lastMiss = last;
+            readAhead = SegmentCache.MAX_READ_AHEAD;
+            if (failed != null) {
+                throw failed;
+            }
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    private LineFault installOrKeep(Fill f, LineFault failed) {
+        try {
+            install(f);
+            return failed;
+        } catch (LineFault e) {
+            return failed == null ? e : failed;
+        }
+    }
+
+    /** A fill request in flight: lines {@code [idx, idx + n)}. Its flags are guarded by the lock. */
+    private static final class Fill {
+        final long idx;
+        final int n;
+        final byte[] buf;
+        final LineTransport.Pending pending;
+        /** An acquire reported a write to its lines after the home answered it: never install. */
+        boolean stale;
+        /** Installed (or dropped) already: later waiters find the lines in the table. */
+        boolean settled;
+
+        Fill(long idx, int n, byte[] buf, LineTransport.Pending pending) {
+            this.idx = idx;
+            this.n = n;
+            this.buf = buf;
+            this.pending = pending;
+        }
+
+        LineTransport.Pending pending() {
+            return pending;
+        }
+    }
+
+    /** Sends a fill of {@code n} lines from {@code idx}. Holds the lock. */
+    private Fill startFill(long idx, int n) {
+        long start = idx << c.shift;
+        int len = (int) Math.min((long) n * c.lineSize, c.size - start);
+        byte[] buf = new byte[len];
+        return new Fill(idx, n, buf, c.transport.fill(start, buf, 0, len));
+    }
+
+    /**
+     * Waits for a fill and installs its lines, once: lines already in the table (filled or
+     * written by another path meanwhile) are kept, and a stale fill installs nothing. Holds
+     * the lock.
+     *
+     * @return the line at the fill's first index if this call installed it, else null
+     * @throws LineFault if the home refused the fill
+     */
+    Line install(Fill f) {
+        LineTransport.Pending p = f.pending();
+        int status = p.await();
+        if (f.settled) {
+            return null;
+        }
+        f.settled = true;
+        for (int i = 0; i < f.n; i++) {
+            filling.remove(f.idx + i, f);
+        }
+        int len = f.buf.length;
+        long start = f.idx << c.shift;
+        c.stats.misses.increment();
+        c.stats.fills.increment();
+        c.stats.fillBytes.add(len);
+        if (status != 0) {
+            throw new LineFault(status, start, false);
+        }
+        if (f.stale) {
+            return null;
+        }
+        // The fill saw every write up to its epoch. Fills of several threads may be installed
+        // out of order: keeping the oldest makes the next acquire report enough.
+        c.sawEpoch(p.value() >>> 1);
+        boolean writable = (p.value() & 1) != 0;
+        Line first = null;
+        for (int i = 0; i < f.n; i++) {
+            if (c.lines[(int) (f.idx + i)] != null) {
+                continue;
+            }
+            c.makeRoom();
+            byte[] d;
+            if (f.n == 1 && len == c.lineSize) {
+                d = f.buf; // a one-line fill's buffer is the line: no copy
+            } else {
+                d = new byte[c.lineSize];
+                int from = i * c.lineSize;
+                System.arraycopy(f.buf, from, d, 0, Math.min(c.lineSize, len - from));
+            }
+            Line l = new Line(d, writable);
+            c.installLine(f.idx + i, l);
+            if (i == 0) {
+                first = l;
+            }
+        }
+        return first;
+    }
+
+    /** Marks the fills in flight over lines {@code [first, last]} stale (all of them when {@code first < 0}). Holds the lock. */
+    void stale(long first, long last) {
+        if (filling.isEmpty()) {
+            return;
+        }
+        for (var e : filling.entrySet()) {
+            if (first < 0 || e.getKey() >= first && e.getKey() <= last) {
+                e.getValue().stale = true;
+            }
+        }
+    }
+}
