@@ -20,12 +20,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>only while cores are free</b>: a poll loop that sees a gap of
  *       {@link #PREEMPTED_NANOS} between two of its iterations was descheduled, so every core is
  *       busy: it stops, and nobody in this JVM polls for the next {@link #BACKOFF_NANOS};</li>
- *   <li><b>only while no thread waits for a core</b>: the kernel's count of runnable threads
- *       ({@code /proc/loadavg}, sampled every {@link #RUNNABLE_SAMPLE_NANOS} by whichever waiter
- *       asks, averaged over the last few samples) at or above the cores plus one means that
- *       threads wait for a core: nobody polls ({@link #contended()}). A poller that is not
- *       preempted still holds a core that a thread it is waiting for (the peer that is to
- *       answer, a woken reader) may need; the preemption test alone misses that;</li>
+ *   <li><b>for a waiter whose blocked wait is cheap, only while no thread waits for a
+ *       core</b> ({@link #PollBudget(long, boolean)}, the data path: its blocked wait is one
+ *       wake-up): the kernel's count of runnable threads ({@code /proc/loadavg}, sampled every
+ *       {@link #RUNNABLE_SAMPLE_NANOS} by whichever waiter asks, averaged over the last few
+ *       samples) at or above the cores plus one means that threads wait for a core
+ *       ({@link #crowded()}), and such a waiter blocks at once. A poller that is not preempted
+ *       still holds a core that a thread it is waiting for (the peer that is to answer) may
+ *       need; the preemption test alone misses that. The control path's blocked wait costs
+ *       several hand-overs between threads, so it keeps polling there;</li>
  *   <li><b>never many at once</b>: at most {@link #MAX_POLLERS} threads of a JVM poll at the
  *       same time ({@link #startPolling()}); every other waiter blocks at once.</li>
  * </ul>
@@ -48,6 +51,7 @@ public final class PollBudget {
     private static final int ONE = 1 << 16;
     private static volatile long contendedUntil;
     private final long maxNanos;
+    private final boolean yieldToRunnable;
     private int hitRate = ONE;
     private int waits;
 
@@ -55,12 +59,22 @@ public final class PollBudget {
      * @param maxNanos the longest a waiter polls (0: never poll)
      */
     public PollBudget(long maxNanos) {
+        this(maxNanos, false);
+    }
+
+    /**
+     * @param maxNanos the longest a waiter polls (0: never poll)
+     * @param yieldToRunnable whether to block at once while threads wait for a core
+     *     ({@link #crowded()}): for waiters whose blocked wait costs one wake-up
+     */
+    public PollBudget(long maxNanos, boolean yieldToRunnable) {
         this.maxNanos = maxNanos;
+        this.yieldToRunnable = yieldToRunnable;
     }
 
     /** @return nanoseconds to poll before blocking, now; 0 to block at once */
     public long budget() {
-        if (!POLL || maxNanos == 0 || contended()) {
+        if (!POLL || maxNanos == 0 || contended() || yieldToRunnable && crowded()) {
             return 0;
         }
         if (hitRate >= ONE / 2 || ++waits % PROBE_EVERY == 0) {
@@ -71,7 +85,7 @@ public final class PollBudget {
 
     /** @return whether a waiter would poll now without probing: polling is on, has been paying, and cores are free */
     public boolean paying() {
-        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended();
+        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended() && !(yieldToRunnable && crowded());
     }
 
     /**
@@ -160,12 +174,9 @@ public final class PollBudget {
         return idleCore;
     }
 
-    /**
-     * @return whether pollers in this JVM are backing off because the cores are busy: a poller
-     *     was preempted lately, or threads wait for a core ({@link #crowded()})
-     */
+    /** @return whether pollers in this JVM are backing off because a poller was preempted lately */
     public static boolean contended() {
-        return System.nanoTime() - contendedUntil < 0 || crowded();
+        return System.nanoTime() - contendedUntil < 0;
     }
 
     /** How often the count of runnable threads is sampled. */

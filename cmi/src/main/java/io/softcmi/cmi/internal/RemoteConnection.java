@@ -93,7 +93,7 @@ final class RemoteConnection implements AutoCloseable {
     // Reader state, guarded by readLock.
     private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
     private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, true);
     private ByteBuffer bulk;
     private Call bulkCall;
     private long bulkDiscard;

@@ -39,13 +39,15 @@ class PollBudgetTest {
     }
 
     @Test
-    void shouldNotPollWhileThreadsWaitForACore() {
-        PollBudget b = new PollBudget(BUDGET);
+    void shouldNotPollWhileThreadsWaitForACoreWhenBlockingIsCheap() {
+        PollBudget b = new PollBudget(BUDGET, true);
+        PollBudget control = new PollBudget(BUDGET);
         assertEquals(BUDGET, b.budget());
         runnable(CORES + 2);
         assertTrue(PollBudget.crowded());
-        assertTrue(PollBudget.contended());
         assertEquals(0, countPolls(b, 3 * PollBudget.PROBE_EVERY), "no poll, not even a probe, while threads wait for a core");
+        assertFalse(b.paying());
+        assertEquals(BUDGET, control.budget(), "a waiter whose blocked wait is dear still polls");
         runnable(CORES);
         assertFalse(PollBudget.crowded(), "as many runnable threads as cores: none waits");
         assertEquals(BUDGET, b.budget());
