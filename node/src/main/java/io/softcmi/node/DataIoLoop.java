@@ -33,7 +33,7 @@ final class DataIoLoop implements Runnable {
     private final Queue<DataConnection> incoming = new ConcurrentLinkedQueue<>();
     /** TLS connections holding decrypted input the selector cannot report: served again before any wait. */
     private final ArrayDeque<SelectionKey> again = new ArrayDeque<>();
-    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, true);
     private final DataPathStats stats;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean running = true;
@@ -113,7 +113,7 @@ final class DataIoLoop implements Runnable {
     /** Polls the selector for the current budget. @return ready keys, 0 if none came in time */
     private int poll(long start) throws IOException {
         long limit = budget.budget();
-        if (limit == 0 && start - lastRequest < TRAFFIC_NANOS && !PollBudget.contended()) {
+        if (limit == 0 && start - lastRequest < TRAFFIC_NANOS && !PollBudget.contended() && !PollBudget.crowded()) {
             limit = MAX_POLL_NANOS; // see TRAFFIC_NANOS: two ends that both block never recover otherwise
         }
         if (limit == 0 || !PollBudget.startPolling()) {

@@ -20,6 +20,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>only while cores are free</b>: a poll loop that sees a gap of
  *       {@link #PREEMPTED_NANOS} between two of its iterations was descheduled, so every core is
  *       busy: it stops, and nobody in this JVM polls for the next {@link #BACKOFF_NANOS};</li>
+ *   <li><b>for a waiter whose blocked wait is cheap, only while no thread waits for a
+ *       core</b> ({@link #PollBudget(long, boolean)}, the data path: its blocked wait is one
+ *       wake-up): the kernel's count of runnable threads ({@code /proc/loadavg}, sampled every
+ *       {@link #RUNNABLE_SAMPLE_NANOS} by whichever waiter asks, averaged over the last few
+ *       samples) at or above the cores plus one means that threads wait for a core
+ *       ({@link #crowded()}), and such a waiter blocks at once. A poller that is not preempted
+ *       still holds a core that a thread it is waiting for (the peer that is to answer) may
+ *       need; the preemption test alone misses that. The control path's blocked wait costs
+ *       several hand-overs between threads, so it keeps polling there;</li>
  *   <li><b>never many at once</b>: at most {@link #MAX_POLLERS} threads of a JVM poll at the
  *       same time ({@link #startPolling()}); every other waiter blocks at once.</li>
  * </ul>
@@ -42,6 +51,7 @@ public final class PollBudget {
     private static final int ONE = 1 << 16;
     private static volatile long contendedUntil;
     private final long maxNanos;
+    private final boolean yieldToRunnable;
     private int hitRate = ONE;
     private int waits;
 
@@ -49,12 +59,22 @@ public final class PollBudget {
      * @param maxNanos the longest a waiter polls (0: never poll)
      */
     public PollBudget(long maxNanos) {
+        this(maxNanos, false);
+    }
+
+    /**
+     * @param maxNanos the longest a waiter polls (0: never poll)
+     * @param yieldToRunnable whether to block at once while threads wait for a core
+     *     ({@link #crowded()}): for waiters whose blocked wait costs one wake-up
+     */
+    public PollBudget(long maxNanos, boolean yieldToRunnable) {
         this.maxNanos = maxNanos;
+        this.yieldToRunnable = yieldToRunnable;
     }
 
     /** @return nanoseconds to poll before blocking, now; 0 to block at once */
     public long budget() {
-        if (!POLL || maxNanos == 0 || System.nanoTime() - contendedUntil < 0) {
+        if (!POLL || maxNanos == 0 || contended() || yieldToRunnable && crowded()) {
             return 0;
         }
         if (hitRate >= ONE / 2 || ++waits % PROBE_EVERY == 0) {
@@ -65,7 +85,7 @@ public final class PollBudget {
 
     /** @return whether a waiter would poll now without probing: polling is on, has been paying, and cores are free */
     public boolean paying() {
-        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended();
+        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended() && !(yieldToRunnable && crowded());
     }
 
     /**
@@ -154,8 +174,79 @@ public final class PollBudget {
         return idleCore;
     }
 
-    /** @return whether pollers in this JVM are backing off because the cores are busy */
+    /** @return whether pollers in this JVM are backing off because a poller was preempted lately */
     public static boolean contended() {
         return System.nanoTime() - contendedUntil < 0;
+    }
+
+    /** How often the count of runnable threads is sampled. */
+    public static final long RUNNABLE_SAMPLE_NANOS = 10_000_000;
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+    private static final java.util.concurrent.atomic.AtomicLong RUNNABLE_SAMPLED_AT =
+        new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - RUNNABLE_SAMPLE_NANOS);
+    /** Where the count comes from: {@code /proc/loadavg}'s fourth field; -1 where unknown. Replaced by tests. */
+    static volatile java.util.function.IntSupplier runnableSource = new LoadAvgRunnable();
+    /** Moving average of the samples (a quarter of each new one). */
+    private static volatile double runnable;
+
+    /**
+     * Whether threads wait for a core: the average count of runnable threads (this one
+     * included) is at least the number of cores plus one. Samples at most every
+     * {@link #RUNNABLE_SAMPLE_NANOS} (one {@code pread} of {@code /proc/loadavg}).
+     *
+     * @return true if polling would take a core that another thread waits for
+     */
+    public static boolean crowded() {
+        long at = RUNNABLE_SAMPLED_AT.get();
+        long now = System.nanoTime();
+        if (now - at >= RUNNABLE_SAMPLE_NANOS && RUNNABLE_SAMPLED_AT.compareAndSet(at, now)) {
+            sampleRunnable();
+        }
+        return runnable >= CORES + 1;
+    }
+
+    /** Takes one sample of the runnable count now (tests call it to feed {@link #runnableSource}). */
+    static void sampleRunnable() {
+        int n = runnableSource.getAsInt();
+        if (n >= 0) {
+            runnable += (n - runnable) / 4;
+        }
+    }
+
+    /** The running/runnable count of {@code /proc/loadavg} ("0.50 0.40 0.30 2/345 6789"), read with one pread. */
+    private static final class LoadAvgRunnable implements java.util.function.IntSupplier {
+        private final java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(128);
+        private java.nio.channels.FileChannel file;
+        private boolean unavailable;
+
+        @Override
+        public synchronized int getAsInt() {
+            if (unavailable) {
+                return -1;
+            }
+            try {
+                if (file == null) {
+                    file = java.nio.channels.FileChannel.open(java.nio.file.Path.of("/proc/loadavg"));
+                }
+                buf.clear();
+                int len = file.read(buf, 0);
+                int n = 0;
+                int fields = 0;
+                for (int i = 0; i < len; i++) {
+                    byte b = buf.get(i);
+                    if (b == ' ') {
+                        fields++;
+                    } else if (fields == 3 && b >= '0' && b <= '9') {
+                        n = n * 10 + (b - '0');
+                    } else if (fields == 3) {
+                        return n; // the '/' after the count
+                    }
+                }
+                return -1;
+            } catch (java.io.IOException | RuntimeException e) {
+                unavailable = true; // not Linux: only the preemption test
+                return -1;
+            }
+        }
     }
 }

@@ -17,6 +17,11 @@ import java.nio.channels.SocketChannel;
  * thread); writers of the same socket may run meanwhile and simply see non-blocking mode for a
  * few microseconds (they loop until their buffer is written).
  *
+ * <p>Reads are buffered: one system call takes whatever the socket holds (up to
+ * {@link #BUFFER_BYTES}), and the reads that follow are served from the buffer, so a frame read
+ * as a length and then a body costs one {@code read}, not two. A read asking for at least a
+ * buffer's worth reads straight into the caller's buffer.
+ *
  * <p>A socket kept in non-blocking mode ({@link #PollingReader(SocketChannel, ReadyWait)}, the
  * node's control sockets) is never switched: after the poll the reader waits through the given
  * {@link ReadyWait} instead of a blocking read.
@@ -24,9 +29,13 @@ import java.nio.channels.SocketChannel;
 public final class PollingReader implements ReadableByteChannel {
     /** Longest a control-path reader polls. */
     public static final long MAX_POLL_NANOS = 50_000;
+    /** Bytes one system call may read ahead of the caller. */
+    public static final int BUFFER_BYTES = 8192;
     private final SocketChannel channel;
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     private final ReadyWait readyWait;
+    /** Bytes read ahead, between position and limit. */
+    private final ByteBuffer ahead = ByteBuffer.allocateDirect(BUFFER_BYTES).limit(0);
 
     /** Waits until a non-blocking socket has something to read. */
     @FunctionalInterface
@@ -58,6 +67,29 @@ public final class PollingReader implements ReadableByteChannel {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        if (!ahead.hasRemaining()) {
+            if (dst.remaining() >= BUFFER_BYTES) {
+                return readSocket(dst);
+            }
+            ahead.clear();
+            int n = readSocket(ahead);
+            ahead.flip();
+            if (n < 0) {
+                return n;
+            }
+        }
+        int n = Math.min(ahead.remaining(), dst.remaining());
+        int limit = ahead.limit();
+        dst.put(ahead.limit(ahead.position() + n));
+        ahead.limit(limit);
+        return n;
+    }
+
+    /** One read from the socket, polling first. @return bytes read, at least 1, or -1 at the end */
+    private int readSocket(ByteBuffer dst) throws IOException {
         long start = System.nanoTime();
         long limit = budget.budget();
         if (limit > 0 && PollBudget.startPolling()) {

@@ -34,8 +34,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * extra thread): it reads replies for everyone, copies each payload to its caller's memory
  * (straight into it for bulk data) and unparks that caller; when its own reply has come it
  * hands the role to another waiter. The reader polls the socket for a {@link PollBudget}, then
- * blocks in a selector. Nobody waits past the caller's deadline: a home that stops answering
- * fails the connection, and every call on it, with {@link #STATUS_TIMEOUT}.
+ * blocks. A plain connection is in blocking mode once its HELLO is answered: the reader blocks
+ * in {@code read} itself, so a request costs the client a {@code write} and a {@code read}, as
+ * a blocking socket does (no selector, no {@code epoll_wait}); its polls ask the kernel how
+ * many bytes wait ({@code FIONREAD}) and read only when some do. A TLS connection stays
+ * non-blocking and blocks in a selector. Nobody waits past the caller's deadline: a home that
+ * stops answering fails the connection, and every call on it, with {@link #STATUS_TIMEOUT}
+ * (for a blocked {@code read} or {@code write}, the {@link BlockingWatchdog} does it). An
+ * interrupt that reaches a thread blocked in a plain connection's {@code read} or
+ * {@code write} closes the socket (Java's interruptible channels): the calls in flight fail
+ * with {@link #STATUS_IO} and the next call opens a new connection; an interrupt set before
+ * the call is cleared for the call's duration and set again after.
  */
 final class RemoteConnection implements AutoCloseable {
     /** Status of a request that failed on the network: the caller maps it to TRANSIENT. */
@@ -59,6 +68,20 @@ final class RemoteConnection implements AutoCloseable {
     private final ByteChannel channel;
     private final GatheringByteChannel gather;
     private final Selector selector;
+    /**
+     * Whether the socket is in blocking mode (plain TCP once the HELLO is answered): the reader
+     * blocks in {@code read}, under the {@link BlockingWatchdog}'s deadline. Written before the
+     * connection is published.
+     */
+    private boolean blocking;
+    /** The socket's input stream in blocking mode, for {@link java.io.InputStream#available()} (FIONREAD). */
+    private java.io.InputStream pending;
+    // What is blocked now, for the BlockingWatchdog: a deadline is valid while its flag is set.
+    private long readDeadline;
+    private volatile boolean readBlocked;
+    private long writeDeadline;
+    private long writeSince;
+    private volatile boolean writeBlocked;
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock readLock = new ReentrantLock();
     private final ByteBuffer out = DataProtocol.newBuffer();
@@ -70,7 +93,7 @@ final class RemoteConnection implements AutoCloseable {
     // Reader state, guarded by readLock.
     private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
     private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, true);
     private ByteBuffer bulk;
     private Call bulkCall;
     private long bulkDiscard;
@@ -164,6 +187,9 @@ final class RemoteConnection implements AutoCloseable {
             if (hello.status != 0) {
                 throw new IOException("home node " + home + " did not accept the data connection (status " + hello.status + ")");
             }
+            if (tls == null) {
+                c.goBlocking();
+            }
             return c;
         } catch (IOException | RuntimeException e) {
             ch.close();
@@ -185,6 +211,49 @@ final class RemoteConnection implements AutoCloseable {
 
     boolean broken() {
         return broken;
+    }
+
+    /** @return whether the socket is in blocking mode (plain TCP) */
+    boolean blocking() {
+        return blocking;
+    }
+
+    /** Puts a plain connection's socket into blocking mode (before the connection is shared). */
+    private void goBlocking() throws IOException {
+        selector.close(); // deregisters the socket, so that it may block
+        socket.configureBlocking(true);
+        pending = socket.socket().getInputStream();
+        blocking = true;
+        BlockingWatchdog.watch(this);
+    }
+
+    /**
+     * The {@link BlockingWatchdog}'s look at a blocking connection: fails it when a blocked
+     * {@code read} or {@code write} is past its deadline; reads the replies waiting for a
+     * writer that has been blocked for {@code stuckNanos} while nobody reads.
+     *
+     * @param now {@link System#nanoTime()}
+     * @param stuckNanos how long a write may block before its replies are read for it
+     */
+    void checkBlocked(long now, long stuckNanos) {
+        if (broken) {
+            return;
+        }
+        if (readBlocked && now - readDeadline > 0 || writeBlocked && now - writeDeadline > 0) {
+            fail(STATUS_TIMEOUT);
+            return;
+        }
+        if (writeBlocked && now - writeSince > stuckNanos && readLock.tryLock()) {
+            try {
+                while (!broken && pending.available() > 0) {
+                    pump();
+                }
+            } catch (IOException | WireFormatException e) {
+                fail(STATUS_IO);
+            } finally {
+                readLock.unlock();
+            }
+        }
     }
 
     /**
@@ -389,6 +458,7 @@ final class RemoteConnection implements AutoCloseable {
         c.segmentId = segmentId;
         c.offset = offset;
         c.bytes = op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload;
+        boolean interrupted = blocking && Thread.interrupted(); // would close the socket in a blocking write
         sendLock.lock();
         try {
             c.id = nextRequestId.incrementAndGet();
@@ -408,6 +478,9 @@ final class RemoteConnection implements AutoCloseable {
             fail(STATUS_IO);
         } finally {
             sendLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -419,6 +492,7 @@ final class RemoteConnection implements AutoCloseable {
         c.segmentId = segmentId;
         c.offset = offset;
         c.bytes = n;
+        boolean interrupted = blocking && Thread.interrupted(); // would close the socket in a blocking write
         sendLock.lock();
         try {
             c.id = nextRequestId.incrementAndGet();
@@ -431,6 +505,9 @@ final class RemoteConnection implements AutoCloseable {
             fail(STATUS_IO);
         } finally {
             sendLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -455,7 +532,8 @@ final class RemoteConnection implements AutoCloseable {
     /**
      * Writes {@link #out} (flipped) and then {@code payload}. When the socket is full it reads
      * replies meanwhile if nobody else does (so two ends that both write cannot deadlock), and
-     * backs off in short parks; past the deadline the connection fails.
+     * backs off in short parks; past the deadline the connection fails. In blocking mode the
+     * write blocks, and the {@link BlockingWatchdog} does both.
      */
     private void write(ByteBuffer payload, long deadline) throws IOException {
         if (broken) {
@@ -463,6 +541,11 @@ final class RemoteConnection implements AutoCloseable {
         }
         parts[0] = out;
         parts[1] = payload;
+        if (blocking) {
+            writeDeadline = deadline;
+            writeSince = System.nanoTime();
+            writeBlocked = true;
+        }
         try {
             while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
                 long n = payload == null ? channel.write(out) : gather.write(parts);
@@ -476,6 +559,7 @@ final class RemoteConnection implements AutoCloseable {
             }
         } finally {
             parts[1] = null;
+            writeBlocked = false;
         }
     }
 
@@ -559,6 +643,10 @@ final class RemoteConnection implements AutoCloseable {
 
     /** Reads replies until {@code c}'s has come: polls for the budget, then blocks in the selector. */
     private void readUntil(Call c, long deadline) throws IOException {
+        if (blocking) {
+            readUntilBlocking(c, deadline);
+            return;
+        }
         boolean first = true;
         boolean polledAtAll = false;
         long waitStart = System.nanoTime();
@@ -603,6 +691,59 @@ final class RemoteConnection implements AutoCloseable {
             }
             selector.select(Math.max(1, left / 1_000_000));
             selector.selectedKeys().clear();
+        }
+        if (!polledAtAll) {
+            budget.blocked(System.nanoTime() - waitStart); // would a poll have caught it?
+        }
+    }
+
+    /**
+     * {@link #readUntil} in blocking mode: polls the kernel's count of waiting bytes for the
+     * budget and reads when there are some, then blocks in {@code read}, a call the
+     * {@link BlockingWatchdog} ends at the deadline.
+     */
+    private void readUntilBlocking(Call c, long deadline) throws IOException {
+        boolean polledAtAll = false;
+        long waitStart = System.nanoTime();
+        while (!c.done) {
+            long limit = budget.budget();
+            if (limit > 0 && PollBudget.startPolling()) {
+                polledAtAll = true;
+                boolean hit = false;
+                try {
+                    long start = System.nanoTime();
+                    long previous = start;
+                    while (!c.done) {
+                        if (pending.available() > 0) {
+                            pump();
+                            hit = true;
+                            break;
+                        }
+                        long now = System.nanoTime();
+                        if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                            break;
+                        }
+                        previous = now;
+                        Thread.onSpinWait();
+                    }
+                    budget.polled(hit || c.done);
+                } finally {
+                    PollBudget.endPolling();
+                }
+                if (hit || c.done) {
+                    continue;
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return; // await fails the connection
+            }
+            readDeadline = deadline;
+            readBlocked = true;
+            try {
+                pump(); // blocks until bytes come
+            } finally {
+                readBlocked = false;
+            }
         }
         if (!polledAtAll) {
             budget.blocked(System.nanoTime() - waitStart); // would a poll have caught it?
@@ -732,7 +873,11 @@ final class RemoteConnection implements AutoCloseable {
         } catch (IOException ignored) {
             // Nothing to tell a home that is gone.
         }
-        selector.wakeup();
+        if (blocking) {
+            BlockingWatchdog.unwatch(this);
+        } else {
+            selector.wakeup();
+        }
         for (Call c : calls.values()) {
             if (!c.done) {
                 complete(c, status, 0);

@@ -1,7 +1,12 @@
 package io.softcmi.cmi.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.function.IntSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +16,42 @@ import org.junit.jupiter.api.Test;
  */
 class PollBudgetTest {
     private static final long BUDGET = 50_000;
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+    private IntSupplier realSource;
+
+    @BeforeEach
+    void freeCores() {
+        realSource = PollBudget.runnableSource;
+        runnable(1); // whatever the machine's load: the rules below assume free cores
+    }
+
+    @AfterEach
+    void realCores() {
+        PollBudget.runnableSource = realSource;
+    }
+
+    /** Makes the sampled count of runnable threads {@code n} (the moving average converges). */
+    private static void runnable(int n) {
+        PollBudget.runnableSource = () -> n;
+        for (int i = 0; i < 64; i++) {
+            PollBudget.sampleRunnable();
+        }
+    }
+
+    @Test
+    void shouldNotPollWhileThreadsWaitForACoreWhenBlockingIsCheap() {
+        PollBudget b = new PollBudget(BUDGET, true);
+        PollBudget control = new PollBudget(BUDGET);
+        assertEquals(BUDGET, b.budget());
+        runnable(CORES + 2);
+        assertTrue(PollBudget.crowded());
+        assertEquals(0, countPolls(b, 3 * PollBudget.PROBE_EVERY), "no poll, not even a probe, while threads wait for a core");
+        assertFalse(b.paying());
+        assertEquals(BUDGET, control.budget(), "a waiter whose blocked wait is dear still polls");
+        runnable(CORES);
+        assertFalse(PollBudget.crowded(), "as many runnable threads as cores: none waits");
+        assertEquals(BUDGET, b.budget());
+    }
 
     @Test
     void shouldPollWhilePollsPayAndStopAfterMisses() {

@@ -1,0 +1,106 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.wire.DataProtocol;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A home node for tests of {@link RemoteConnection}: a blocking server on loopback that answers
+ * HELLO, GET (with {@code a} bytes, each its offset's low byte; 8-byte loads get {@link #VALUE})
+ * and PUT (status 0), one request at a time, writing each reply whole before it reads the next
+ * request (so, like the real home, it stops reading while the client does not take its
+ * replies). After HELLO it can stop answering ({@link Mode#SILENT}: reads, never replies) or stop
+ * reading ({@link Mode#DEAF}).
+ */
+final class FakeHome implements AutoCloseable {
+    /** The value of every 8-byte load. */
+    static final long VALUE = 0x1122334455667788L;
+
+    /** What the home does after HELLO. */
+    enum Mode { ANSWER, SILENT, DEAF }
+
+    private final ServerSocketChannel server;
+    private final Mode mode;
+    private final Thread thread;
+    private volatile SocketChannel client;
+
+    FakeHome(Mode mode) throws IOException {
+        this.mode = mode;
+        this.server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        this.thread = Thread.ofPlatform().daemon().name("fake-home").start(this::serve);
+    }
+
+    NodeAddressImpl address() throws IOException {
+        return new NodeAddressImpl(new byte[NodeAddressImpl.ID_LENGTH], "127.0.0.1",
+            ((InetSocketAddress) server.getLocalAddress()).getPort());
+    }
+
+    static TokenImpl token() {
+        return new TokenImpl(new byte[NodeAddressImpl.ID_LENGTH], 1, 1, new byte[NodeAddressImpl.ID_LENGTH],
+            new byte[TokenImpl.SECRET_LENGTH]);
+    }
+
+    private void serve() {
+        try (SocketChannel ch = server.accept()) {
+            client = ch;
+            read(ch, ByteBuffer.allocate(1)); // 'D'
+            ByteBuffer header = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+            boolean hello = true;
+            while (true) {
+                if (!hello && mode == Mode.DEAF) {
+                    Thread.sleep(Long.MAX_VALUE);
+                }
+                header.clear();
+                read(ch, header);
+                int payload = DataProtocol.requestPayload(header.getInt(0));
+                read(ch, ByteBuffer.allocate(payload));
+                byte op = header.get(4);
+                long id = header.getLong(8);
+                long offset = header.getLong(48);
+                long a = header.getLong(56);
+                if (!hello && mode == Mode.SILENT) {
+                    continue;
+                }
+                hello = false;
+                int n = op == DataProtocol.OP_GET ? (int) a : 0;
+                ByteBuffer reply = ByteBuffer.allocate(DataProtocol.REPLY_HEADER + n).order(ByteOrder.LITTLE_ENDIAN);
+                DataProtocol.writeReply(reply, (byte) 0, id, 0, n);
+                if (n == 8) {
+                    reply.putLong(VALUE);
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        reply.put((byte) (offset + i));
+                    }
+                }
+                reply.flip();
+                while (reply.hasRemaining()) {
+                    ch.write(reply);
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            // The client went away or the test ended.
+        }
+    }
+
+    private static void read(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                throw new java.io.EOFException();
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        SocketChannel c = client;
+        if (c != null) {
+            c.close();
+        }
+        thread.interrupt();
+    }
+}

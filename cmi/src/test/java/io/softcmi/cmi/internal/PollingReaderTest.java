@@ -1,0 +1,82 @@
+package io.softcmi.cmi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.softcmi.wire.Frame;
+import io.softcmi.wire.FrameIO;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PollingReader} reads ahead: one system call takes what the socket holds, so a frame's
+ * length and body cost one read; frames larger than its buffer and frames split over several
+ * writes still come whole. Over a loopback TCP pair (whose receive queue the test can see).
+ */
+class PollingReaderTest {
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    @Test
+    void shouldTakeWhatTheSocketHoldsInOneRead() throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+                SocketChannel writer = SocketChannel.open(server.getLocalAddress());
+                SocketChannel ch = server.accept()) {
+            PollingReader in = new PollingReader(ch);
+            writer.write(ByteBuffer.wrap(new byte[100]));
+            assertTimeoutPreemptively(BOUND, () -> {
+                while (ch.socket().getInputStream().available() < 100) {
+                    Thread.onSpinWait();
+                }
+                assertEquals(4, in.read(ByteBuffer.allocate(4)));
+                assertEquals(0, ch.socket().getInputStream().available(), "the rest was read ahead in the same call");
+                assertEquals(96, in.read(ByteBuffer.allocate(200)), "and is served from the buffer");
+            });
+        }
+    }
+
+    @Test
+    void shouldReadSmallLargeAndSplitFramesWhole() throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+                SocketChannel writer = SocketChannel.open(server.getLocalAddress());
+                SocketChannel ch = server.accept()) {
+            PollingReader in = new PollingReader(ch);
+            byte[] small = {1, 2, 3};
+            byte[] large = new byte[5 * PollingReader.BUFFER_BYTES + 7];
+            for (int i = 0; i < large.length; i++) {
+                large[i] = (byte) (i * 31);
+            }
+            ByteBuffer two = ByteBuffer.allocate(64 + large.length);
+            two.put(FrameIO.encode(new Frame(1, 0, 7, small))).put(FrameIO.encode(new Frame(2, 0, 8, large))).flip();
+            assertTimeoutPreemptively(BOUND, () -> {
+                ByteBuffer split = two.duplicate();
+                split.limit(10); // a frame split inside its header
+                writer.write(split);
+                Thread.ofPlatform().start(() -> {
+                    try {
+                        Thread.sleep(20);
+                        ByteBuffer rest = two.duplicate().position(10);
+                        while (rest.hasRemaining()) {
+                            writer.write(rest);
+                        }
+                        writer.shutdownOutput();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                Frame a = FrameIO.read(in);
+                Frame b = FrameIO.read(in);
+                assertEquals(7, a.correlationId());
+                assertArrayEquals(small, a.payload());
+                assertEquals(8, b.correlationId());
+                assertArrayEquals(large, b.payload());
+                assertNull(FrameIO.read(in), "clean end of stream between frames");
+            });
+        }
+    }
+}
