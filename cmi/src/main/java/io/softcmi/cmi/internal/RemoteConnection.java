@@ -3,23 +3,17 @@ package io.softcmi.cmi.internal;
 import io.softcmi.wire.ClusterTls;
 import io.softcmi.wire.DataProtocol;
 import io.softcmi.wire.TlsChannel;
-import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
-import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A process's data connection to one home node ({@link DataProtocol}): one hop, straight from
@@ -45,6 +39,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code write} closes the socket (Java's interruptible channels): the calls in flight fail
  * with {@link #STATUS_IO} and the next call opens a new connection; an interrupt set before
  * the call is cleared for the call's duration and set again after.
+ *
+ * <p>This class is the connection's face: opening it (HELLO), the requests its callers make,
+ * the {@link BlockingWatchdog}'s check, and failing it. Requests are put on the wire by its
+ * {@link RequestWriter}; replies are awaited and read, in the reader role, by its
+ * {@link ReplyReader}.
  */
 final class RemoteConnection implements AutoCloseable {
     /** Status of a request that failed on the network: the caller maps it to TRANSIENT. */
@@ -57,16 +56,8 @@ final class RemoteConnection implements AutoCloseable {
     static final long MAX_POLL_NANOS = 50_000;
     /** Chunks of a bulk transfer in flight at once. */
     static final int BULK_WINDOW = 4;
-    /** Replies with at most this much payload are decoded from the input buffer whole. */
-    private static final int SMALL_REPLY = 64;
-    private static final int IN_CAPACITY = 64 * 1024;
 
     private final SocketChannel socket;
-    /** The TLS layer over {@link #socket}, or null. */
-    private final TlsChannel tls;
-    /** Where bytes are read and written: {@link #tls} or {@link #socket}. */
-    private final ByteChannel channel;
-    private final GatheringByteChannel gather;
     private final Selector selector;
     /**
      * Whether the socket is in blocking mode (plain TCP once the HELLO is answered): the reader
@@ -74,29 +65,10 @@ final class RemoteConnection implements AutoCloseable {
      * connection is published.
      */
     private boolean blocking;
-    /** The socket's input stream in blocking mode, for {@link java.io.InputStream#available()} (FIONREAD). */
-    private java.io.InputStream pending;
-    // What is blocked now, for the BlockingWatchdog: a deadline is valid while its flag is set.
-    private long readDeadline;
-    private volatile boolean readBlocked;
-    private long writeDeadline;
-    private long writeSince;
-    private volatile boolean writeBlocked;
-    private final ReentrantLock sendLock = new ReentrantLock();
-    private final ReentrantLock readLock = new ReentrantLock();
-    private final ByteBuffer out = DataProtocol.newBuffer();
-    private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
-    private final ByteBuffer[] parts = new ByteBuffer[2];
     private final ConcurrentHashMap<Long, Call> calls = new ConcurrentHashMap<>();
-    private final AtomicLong nextRequestId = new AtomicLong();
+    private final ReplyReader reader;
+    private final RequestWriter writer;
     private volatile boolean broken;
-    // Reader state, guarded by readLock.
-    private final ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
-    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, true);
-    private ByteBuffer bulk;
-    private Call bulkCall;
-    private long bulkDiscard;
 
     /**
      * One request and, once {@link #done}, its outcome: {@link #status} (0, an access error's
@@ -129,10 +101,10 @@ final class RemoteConnection implements AutoCloseable {
 
     private RemoteConnection(SocketChannel socket, TlsChannel tls, Selector selector) {
         this.socket = socket;
-        this.tls = tls;
-        this.channel = tls != null ? tls : socket;
-        this.gather = tls != null ? tls : socket;
         this.selector = selector;
+        ByteChannel channel = tls != null ? tls : socket;
+        this.reader = new ReplyReader(this, channel, tls, selector, calls);
+        this.writer = new RequestWriter(this, channel, tls != null ? tls : socket, tls, calls, reader);
     }
 
     /**
@@ -169,11 +141,11 @@ final class RemoteConnection implements AutoCloseable {
             byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
             hello.dst = MemorySegment.ofArray(nonce);
             hello.width = nonce.length;
-            c.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), timeoutNanos);
+            c.writer.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), timeoutNanos);
             c.await(hello, deadline);
             if (hello.status == (DataProtocol.STATUS_CHALLENGE & 0xff)) {
                 hello = new Call();
-                c.send(hello, DataProtocol.OP_PROOF, 0, null, 0, 0, 0,
+                c.writer.send(hello, DataProtocol.OP_PROOF, 0, null, 0, 0, 0,
                     TicketProof.proof(TicketProof.sessionKey(ticket), nonce), deadline - System.nanoTime());
                 c.await(hello, deadline);
             }
@@ -222,7 +194,7 @@ final class RemoteConnection implements AutoCloseable {
     private void goBlocking() throws IOException {
         selector.close(); // deregisters the socket, so that it may block
         socket.configureBlocking(true);
-        pending = socket.socket().getInputStream();
+        reader.goBlocking(socket.socket().getInputStream());
         blocking = true;
         BlockingWatchdog.watch(this);
     }
@@ -239,20 +211,12 @@ final class RemoteConnection implements AutoCloseable {
         if (broken) {
             return;
         }
-        if (readBlocked && now - readDeadline > 0 || writeBlocked && now - writeDeadline > 0) {
+        if (reader.blockedPast(now) || writer.blockedPast(now)) {
             fail(STATUS_TIMEOUT);
             return;
         }
-        if (writeBlocked && now - writeSince > stuckNanos && readLock.tryLock()) {
-            try {
-                while (!broken && pending.available() > 0) {
-                    pump();
-                }
-            } catch (IOException | WireFormatException e) {
-                fail(STATUS_IO);
-            } finally {
-                readLock.unlock();
-            }
+        if (writer.stuck(now, stuckNanos)) {
+            reader.drainForBlockedWriter();
         }
     }
 
@@ -287,11 +251,11 @@ final class RemoteConnection implements AutoCloseable {
                     c.dst = data;
                     c.dstOffset = at;
                     c.width = n;
-                    send(c, op, segmentId, token, offset + at, n, 0, null, deadline - System.nanoTime());
+                    writer.send(c, op, segmentId, token, offset + at, n, 0, null, deadline - System.nanoTime());
                 } else {
                     // Every chunk of a larger store names the store's end: the home then knows the
                     // range is being written until that end arrives (in flux if the writer dies).
-                    sendPayload(c, DataProtocol.OP_PUT, segmentId, token, offset + at, n, chunks > 1 ? offset + length : 0,
+                    writer.sendPayload(c, DataProtocol.OP_PUT, segmentId, token, offset + at, n, chunks > 1 ? offset + length : 0,
                         data.asSlice(at, n), deadline);
                 }
                 window[sent % window.length] = c;
@@ -320,14 +284,14 @@ final class RemoteConnection implements AutoCloseable {
     /** Sends a CAS without waiting; {@link #await} its call. */
     Call startCas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
         Call c = new Call();
-        send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline - System.nanoTime());
         return c;
     }
 
     /** Notification extension: asks the home to notify the segment's creator. @return status as for get */
     int notification(long segmentId, TokenImpl token, long offset, long value, long deadline) {
         Call c = new Call();
-        send(c, DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, null, deadline - System.nanoTime());
         await(c, deadline);
         return c.status;
     }
@@ -354,7 +318,7 @@ final class RemoteConnection implements AutoCloseable {
             }
             Call notice = new Call();
             notice.flags = noticeFlags(waitersOffset);
-            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
+            writer.send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
                 deadline - System.nanoTime());
             await(notice, deadline);
             return notice.status;
@@ -377,13 +341,13 @@ final class RemoteConnection implements AutoCloseable {
         Call store = new Call();
         Call notice = new Call();
         notice.flags = noticeFlags(waitersOffset);
-        sendLock.lock();
+        writer.sendLock.lock();
         try {
-            sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src, deadline);
-            send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
+            writer.sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src, deadline);
+            writer.send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
                 deadline - System.nanoTime());
         } finally {
-            sendLock.unlock();
+            writer.sendLock.unlock();
         }
         return new Call[] {store, notice};
     }
@@ -407,7 +371,7 @@ final class RemoteConnection implements AutoCloseable {
     Call load(long segmentId, TokenImpl token, long offset, int width, long deadline) {
         Call c = new Call();
         c.width = width;
-        send(c, DataProtocol.OP_GET, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_GET, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
         await(c, deadline);
         return c;
     }
@@ -417,7 +381,7 @@ final class RemoteConnection implements AutoCloseable {
         Call c = new Call();
         c.width = width;
         c.value = bits;
-        send(c, DataProtocol.OP_PUT, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_PUT, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
         await(c, deadline);
         return c.status;
     }
@@ -437,78 +401,11 @@ final class RemoteConnection implements AutoCloseable {
         c.width = dstLength;
         c.upTo = upTo;
         if (payload != null) {
-            sendPayload(c, op, segmentId, token, offset, a, b, payload, deadline);
+            writer.sendPayload(c, op, segmentId, token, offset, a, b, payload, deadline);
         } else {
-            send(c, op, segmentId, token, offset, a, b, null, deadline - System.nanoTime());
+            writer.send(c, op, segmentId, token, offset, a, b, null, deadline - System.nanoTime());
         }
         return c;
-    }
-
-    // ---- sending ----
-
-    /**
-     * Sends one request with no bulk payload (a typed store's bits come from {@code c.value},
-     * a HELLO's ticket from {@code small}).
-     */
-    private void send(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, byte[] small,
-            long timeoutNanos) {
-        int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
-        long deadline = System.nanoTime() + timeoutNanos;
-        c.op = op;
-        c.segmentId = segmentId;
-        c.offset = offset;
-        c.bytes = op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload;
-        boolean interrupted = blocking && Thread.interrupted(); // would close the socket in a blocking write
-        sendLock.lock();
-        try {
-            c.id = nextRequestId.incrementAndGet();
-            calls.put(c.id, c);
-            DataProtocol.writeRequest(out, op, c.id, segmentId, token == null ? 0 : token.tokenId(),
-                token == null ? 0 : token.secretHi(), token == null ? 0 : token.secretLo(), offset, a, b, payload);
-            out.put(5, c.flags);
-            if (small != null) {
-                out.put(small);
-            } else if (payload > 0) {
-                putBits(DataProtocol.REQUEST_HEADER, c.width, c.value);
-                out.position(DataProtocol.REQUEST_HEADER + payload);
-            }
-            out.flip();
-            write(null, deadline);
-        } catch (IOException e) {
-            fail(STATUS_IO);
-        } finally {
-            sendLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Sends a request with payload {@code src} (a store, a diff), written to the socket straight from the caller's memory. */
-    private void sendPayload(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
-            long deadline) {
-        int n = (int) src.byteSize();
-        c.op = op;
-        c.segmentId = segmentId;
-        c.offset = offset;
-        c.bytes = n;
-        boolean interrupted = blocking && Thread.interrupted(); // would close the socket in a blocking write
-        sendLock.lock();
-        try {
-            c.id = nextRequestId.incrementAndGet();
-            calls.put(c.id, c);
-            DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
-                token.secretLo(), offset, a, b, n);
-            out.flip();
-            write(hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE)), deadline);
-        } catch (IOException e) {
-            fail(STATUS_IO);
-        } finally {
-            sendLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     /**
@@ -520,345 +417,13 @@ final class RemoteConnection implements AutoCloseable {
         return s.isNative() || s.heapBase().map(b -> b instanceof byte[]).orElse(false);
     }
 
-    private void putBits(int at, int width, long bits) {
-        switch (width) {
-            case 1 -> outSegment.set(ValueLayout.JAVA_BYTE, at, (byte) bits);
-            case 2 -> outSegment.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) bits);
-            case 4 -> outSegment.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits);
-            default -> outSegment.set(ValueLayout.JAVA_LONG_UNALIGNED, at, bits);
-        }
-    }
-
-    /**
-     * Writes {@link #out} (flipped) and then {@code payload}. When the socket is full it reads
-     * replies meanwhile if nobody else does (so two ends that both write cannot deadlock), and
-     * backs off in short parks; past the deadline the connection fails. In blocking mode the
-     * write blocks, and the {@link BlockingWatchdog} does both.
-     */
-    private void write(ByteBuffer payload, long deadline) throws IOException {
-        if (broken) {
-            throw new IOException("connection failed");
-        }
-        parts[0] = out;
-        parts[1] = payload;
-        if (blocking) {
-            writeDeadline = deadline;
-            writeSince = System.nanoTime();
-            writeBlocked = true;
-        }
-        try {
-            while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
-                long n = payload == null ? channel.write(out) : gather.write(parts);
-                if (n > 0) {
-                    continue;
-                }
-                awaitRoom(deadline);
-            }
-            while (tls != null && !tls.flush()) {
-                awaitRoom(deadline); // TLS took the last bytes but could not send them all yet
-            }
-        } finally {
-            parts[1] = null;
-            writeBlocked = false;
-        }
-    }
-
-    /** The socket is full: reads replies meanwhile if nobody else does, then backs off briefly. */
-    private void awaitRoom(long deadline) throws IOException {
-        if (readLock.tryLock()) {
-            try {
-                pump();
-            } finally {
-                readLock.unlock();
-            }
-        }
-        if (System.nanoTime() - deadline > 0) {
-            fail(STATUS_TIMEOUT);
-            throw new IOException("the home did not take a request before the deadline");
-        }
-        LockSupport.parkNanos(20_000);
-    }
-
-    // ---- waiting and reading ----
-
-    /** Waits until {@code c} is done, reading for everyone while it holds the reader role. */
+    /** Waits until {@code c} is done: {@link ReplyReader#await}. */
     void await(Call c, long deadline) {
-        JfrEvents.RemoteRequest jfr = new JfrEvents.RemoteRequest();
-        jfr.begin();
-        // An interrupt would make every park and select return at once: wait with it cleared
-        // (the deadline still bounds the wait) and set it again for the caller.
-        boolean interrupted = Thread.interrupted();
-        while (!c.done) {
-            interrupted |= Thread.interrupted();
-            if (broken) {
-                complete(c, STATUS_IO, 0);
-                break;
-            }
-            if (readLock.tryLock()) {
-                try {
-                    readUntil(c, deadline);
-                } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
-                    fail(STATUS_IO);
-                } finally {
-                    readLock.unlock();
-                    handOverReading();
-                }
-            } else {
-                // Another thread reads; it unparks us when our reply is in (or hands us its role).
-                LockSupport.parkNanos(this, Math.max(1, Math.min(deadline - System.nanoTime(), 1_000_000)));
-            }
-            if (!c.done && System.nanoTime() - deadline > 0) {
-                fail(STATUS_TIMEOUT);
-            }
-        }
-        if (c.detached != null) {
-            MemorySegment.copy(MemorySegment.ofArray(c.detached), 0, c.dst, c.dstOffset, c.detached.length);
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (jfr.shouldCommit()) {
-            jfr.op = JfrEvents.RemoteRequest.opName(c.op);
-            jfr.segmentId = c.segmentId;
-            jfr.offset = c.offset;
-            jfr.bytes = c.bytes;
-            jfr.outcome = c.status == 0 ? "OK" : c.status == STATUS_IO ? "IO" : c.status == STATUS_TIMEOUT ? "TIMEOUT"
-                : String.valueOf(AccessStatus.fromWire(c.status));
-            jfr.commit();
-        }
+        reader.await(c, deadline);
     }
 
-    /**
-     * After a reader's own reply: wakes the threads still waiting, so that one of them takes the
-     * role. All of them, not one: the one picked might still be sending (not parked yet) and the
-     * others would then sleep until their park times out.
-     */
-    private void handOverReading() {
-        for (Call other : calls.values()) {
-            if (!other.done) {
-                LockSupport.unpark(other.waiter);
-            }
-        }
-    }
-
-    /** Reads replies until {@code c}'s has come: polls for the budget, then blocks in the selector. */
-    private void readUntil(Call c, long deadline) throws IOException {
-        if (blocking) {
-            readUntilBlocking(c, deadline);
-            return;
-        }
-        boolean first = true;
-        boolean polledAtAll = false;
-        long waitStart = System.nanoTime();
-        while (!c.done) {
-            long start = System.nanoTime();
-            long limit = budget.budget();
-            // Right after sending, a reply cannot be in yet: when not polling, block at once
-            // instead of paying a read that finds nothing.
-            if ((!(first && limit == 0) || tls != null && tls.hasBufferedInput()) && pump() > 0) {
-                first = false;
-                continue;
-            }
-            first = false;
-            int n = 0;
-            if (limit > 0 && PollBudget.startPolling()) {
-                polledAtAll = true;
-                try {
-                    long previous = start;
-                    while (!c.done && n == 0) {
-                        long now = System.nanoTime();
-                        if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
-                            break;
-                        }
-                        previous = now;
-                        Thread.onSpinWait();
-                        n = pump();
-                    }
-                    budget.polled(c.done || n > 0);
-                } finally {
-                    PollBudget.endPolling();
-                }
-            }
-            if (c.done || n > 0) {
-                continue;
-            }
-            if (tls != null && tls.hasBufferedInput() && pump() > 0) {
-                continue; // bytes the selector cannot see
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            selector.select(Math.max(1, left / 1_000_000));
-            selector.selectedKeys().clear();
-        }
-        if (!polledAtAll) {
-            budget.blocked(System.nanoTime() - waitStart); // would a poll have caught it?
-        }
-    }
-
-    /**
-     * {@link #readUntil} in blocking mode: polls the kernel's count of waiting bytes for the
-     * budget and reads when there are some, then blocks in {@code read}, a call the
-     * {@link BlockingWatchdog} ends at the deadline.
-     */
-    private void readUntilBlocking(Call c, long deadline) throws IOException {
-        boolean polledAtAll = false;
-        long waitStart = System.nanoTime();
-        while (!c.done) {
-            long limit = budget.budget();
-            if (limit > 0 && PollBudget.startPolling()) {
-                polledAtAll = true;
-                boolean hit = false;
-                try {
-                    long start = System.nanoTime();
-                    long previous = start;
-                    while (!c.done) {
-                        if (pending.available() > 0) {
-                            pump();
-                            hit = true;
-                            break;
-                        }
-                        long now = System.nanoTime();
-                        if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
-                            break;
-                        }
-                        previous = now;
-                        Thread.onSpinWait();
-                    }
-                    budget.polled(hit || c.done);
-                } finally {
-                    PollBudget.endPolling();
-                }
-                if (hit || c.done) {
-                    continue;
-                }
-            }
-            if (System.nanoTime() - deadline > 0) {
-                return; // await fails the connection
-            }
-            readDeadline = deadline;
-            readBlocked = true;
-            try {
-                pump(); // blocks until bytes come
-            } finally {
-                readBlocked = false;
-            }
-        }
-        if (!polledAtAll) {
-            budget.blocked(System.nanoTime() - waitStart); // would a poll have caught it?
-        }
-    }
-
-    /**
-     * One read from the socket, and every reply it completes dispatched to its caller.
-     *
-     * @return bytes read
-     * @throws IOException on end of stream
-     */
-    private int pump() throws IOException {
-        if (bulk != null || bulkDiscard > 0) {
-            return readBulk();
-        }
-        int n = channel.read(in);
-        if (n < 0) {
-            throw new java.io.EOFException("home node closed the connection");
-        }
-        if (n > 0 || in.position() > 0) {
-            dispatch();
-        }
-        return n;
-    }
-
-    private int readBulk() throws IOException {
-        int n;
-        if (bulk != null) {
-            n = channel.read(bulk);
-            if (n >= 0 && !bulk.hasRemaining()) {
-                bulk = null;
-                Call c = bulkCall;
-                bulkCall = null;
-                c.done = true;
-                LockSupport.unpark(c.waiter);
-            }
-        } else {
-            in.clear().limit((int) Math.min(IN_CAPACITY, bulkDiscard));
-            n = channel.read(in);
-            in.clear();
-            if (n > 0) {
-                bulkDiscard -= n;
-            }
-        }
-        if (n < 0) {
-            throw new java.io.EOFException("home node closed the connection");
-        }
-        return n;
-    }
-
-    /** Dispatches the complete replies in {@link #in}; a large payload's rest is read straight into its destination. */
-    private void dispatch() {
-        in.flip();
-        while (in.remaining() >= DataProtocol.REPLY_HEADER) {
-            int p = in.position();
-            int payload = DataProtocol.replyPayload(in.getInt(p));
-            int avail = in.remaining() - DataProtocol.REPLY_HEADER;
-            if (payload <= SMALL_REPLY && avail < payload) {
-                break;
-            }
-            int status = in.get(p + 4) & 0xff;
-            if (status == (DataProtocol.STATUS_MALFORMED & 0xff)) {
-                throw new WireFormatException("the home node rejected a request as malformed");
-            }
-            Call c = calls.remove(in.getLong(p + 8));
-            int here = Math.min(payload, avail);
-            in.position(p + DataProtocol.REPLY_HEADER + here);
-            if (c == null) { // its caller gave up (deadline): drop the payload
-                bulkDiscard = payload - here;
-                if (bulkDiscard > 0) {
-                    break;
-                }
-                continue;
-            }
-            c.status = status;
-            c.value = in.getLong(p + 16);
-            if (payload > 0 && c.dst == null) {
-                c.value = bits(p + DataProtocol.REPLY_HEADER, c.width);
-            } else if (payload > 0) {
-                if (c.upTo && payload <= c.width) {
-                    c.received = payload;
-                } else if (payload != c.width) {
-                    throw new WireFormatException("home sent " + payload + " bytes for a " + c.width + "-byte read");
-                }
-                MemorySegment target = c.dst;
-                long at = c.dstOffset;
-                if (!c.dst.isAccessibleBy(Thread.currentThread()) || !hasByteBuffer(c.dst)) {
-                    c.detached = new byte[payload];
-                    target = MemorySegment.ofArray(c.detached);
-                    at = 0;
-                }
-                MemorySegment.copy(inSegment, p + DataProtocol.REPLY_HEADER, target, at, here);
-                if (here < payload) {
-                    bulk = target.asSlice(at + here, payload - here).asByteBuffer();
-                    bulkCall = c;
-                    break;
-                }
-            }
-            c.done = true;
-            LockSupport.unpark(c.waiter);
-        }
-        in.compact();
-    }
-
-    private long bits(int at, int width) {
-        return switch (width) {
-            case 1 -> inSegment.get(ValueLayout.JAVA_BYTE, at);
-            case 2 -> inSegment.get(ValueLayout.JAVA_SHORT_UNALIGNED, at);
-            case 4 -> inSegment.get(ValueLayout.JAVA_INT_UNALIGNED, at);
-            default -> inSegment.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
-        };
-    }
-
-    private static void complete(Call c, int status, long value) {
+    /** Completes {@code c} with an outcome of this side (a failure). */
+    static void complete(Call c, int status, long value) {
         c.status = status;
         c.value = value;
         c.done = true;
@@ -866,7 +431,7 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /** Fails the connection and every call on it. */
-    private void fail(int status) {
+    void fail(int status) {
         broken = true;
         try {
             socket.close();

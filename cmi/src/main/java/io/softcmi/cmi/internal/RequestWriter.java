@@ -1,0 +1,186 @@
+package io.softcmi.cmi.internal;
+
+import static io.softcmi.cmi.internal.RemoteConnection.STATUS_IO;
+import static io.softcmi.cmi.internal.RemoteConnection.STATUS_TIMEOUT;
+
+import io.softcmi.cmi.internal.RemoteConnection.Call;
+import io.softcmi.wire.DataProtocol;
+import io.softcmi.wire.TlsChannel;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The request side of one {@link RemoteConnection}: its one job is to put a request on the
+ * wire. It registers the {@link Call} under a fresh request id, encodes the request's header
+ * (and a small payload) into its output buffer and writes it, a bulk payload straight from the
+ * caller's memory, under the send lock. A full socket makes it read replies meanwhile (through
+ * the {@link ReplyReader}) or, in blocking mode, block under the {@link BlockingWatchdog}.
+ */
+final class RequestWriter {
+    private final RemoteConnection connection;
+    /** Where bytes are written: the TLS layer or the socket. */
+    private final ByteChannel channel;
+    private final GatheringByteChannel gather;
+    /** The TLS layer, or null. */
+    private final TlsChannel tls;
+    /** The calls waiting for a reply, by request id (shared with the {@link ReplyReader}). */
+    private final ConcurrentHashMap<Long, Call> calls;
+    private final ReplyReader reader;
+    /** Held while one request is written; a caller may hold it across several to keep them together. */
+    final ReentrantLock sendLock = new ReentrantLock();
+    private final ByteBuffer out = DataProtocol.newBuffer();
+    private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
+    private final ByteBuffer[] parts = new ByteBuffer[2];
+    private final AtomicLong nextRequestId = new AtomicLong();
+    // What is blocked now, for the BlockingWatchdog: the deadline is valid while the flag is set.
+    private long writeDeadline;
+    private long writeSince;
+    private volatile boolean writeBlocked;
+
+    RequestWriter(RemoteConnection connection, ByteChannel channel, GatheringByteChannel gather, TlsChannel tls,
+            ConcurrentHashMap<Long, Call> calls, ReplyReader reader) {
+        this.connection = connection;
+        this.channel = channel;
+        this.gather = gather;
+        this.tls = tls;
+        this.calls = calls;
+        this.reader = reader;
+    }
+
+    /** @return whether a write is blocked past its deadline (for the {@link BlockingWatchdog}) */
+    boolean blockedPast(long now) {
+        return writeBlocked && now - writeDeadline > 0;
+    }
+
+    /** @return whether a write has been blocked for longer than {@code stuckNanos} (for the {@link BlockingWatchdog}) */
+    boolean stuck(long now, long stuckNanos) {
+        return writeBlocked && now - writeSince > stuckNanos;
+    }
+
+    /**
+     * Sends one request with no bulk payload (a typed store's bits come from {@code c.value},
+     * a HELLO's ticket from {@code small}).
+     */
+    void send(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, byte[] small,
+            long timeoutNanos) {
+        int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
+        long deadline = System.nanoTime() + timeoutNanos;
+        c.op = op;
+        c.segmentId = segmentId;
+        c.offset = offset;
+        c.bytes = op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload;
+        boolean interrupted = connection.blocking() && Thread.interrupted(); // would close the socket in a blocking write
+        sendLock.lock();
+        try {
+            c.id = nextRequestId.incrementAndGet();
+            calls.put(c.id, c);
+            DataProtocol.writeRequest(out, op, c.id, segmentId, token == null ? 0 : token.tokenId(),
+                token == null ? 0 : token.secretHi(), token == null ? 0 : token.secretLo(), offset, a, b, payload);
+            out.put(5, c.flags);
+            if (small != null) {
+                out.put(small);
+            } else if (payload > 0) {
+                putBits(DataProtocol.REQUEST_HEADER, c.width, c.value);
+                out.position(DataProtocol.REQUEST_HEADER + payload);
+            }
+            out.flip();
+            write(null, deadline);
+        } catch (IOException e) {
+            connection.fail(STATUS_IO);
+        } finally {
+            sendLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Sends a request with payload {@code src} (a store, a diff), written to the socket straight from the caller's memory. */
+    void sendPayload(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
+            long deadline) {
+        int n = (int) src.byteSize();
+        c.op = op;
+        c.segmentId = segmentId;
+        c.offset = offset;
+        c.bytes = n;
+        boolean interrupted = connection.blocking() && Thread.interrupted(); // would close the socket in a blocking write
+        sendLock.lock();
+        try {
+            c.id = nextRequestId.incrementAndGet();
+            calls.put(c.id, c);
+            DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
+                token.secretLo(), offset, a, b, n);
+            out.flip();
+            write(RemoteConnection.hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE)),
+                deadline);
+        } catch (IOException e) {
+            connection.fail(STATUS_IO);
+        } finally {
+            sendLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void putBits(int at, int width, long bits) {
+        switch (width) {
+            case 1 -> outSegment.set(ValueLayout.JAVA_BYTE, at, (byte) bits);
+            case 2 -> outSegment.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) bits);
+            case 4 -> outSegment.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) bits);
+            default -> outSegment.set(ValueLayout.JAVA_LONG_UNALIGNED, at, bits);
+        }
+    }
+
+    /**
+     * Writes {@link #out} (flipped) and then {@code payload}. When the socket is full it reads
+     * replies meanwhile if nobody else does (so two ends that both write cannot deadlock), and
+     * backs off in short parks; past the deadline the connection fails. In blocking mode the
+     * write blocks, and the {@link BlockingWatchdog} does both.
+     */
+    private void write(ByteBuffer payload, long deadline) throws IOException {
+        if (connection.broken()) {
+            throw new IOException("connection failed");
+        }
+        parts[0] = out;
+        parts[1] = payload;
+        if (connection.blocking()) {
+            writeDeadline = deadline;
+            writeSince = System.nanoTime();
+            writeBlocked = true;
+        }
+        try {
+            while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
+                long n = payload == null ? channel.write(out) : gather.write(parts);
+                if (n > 0) {
+                    continue;
+                }
+                awaitRoom(deadline);
+            }
+            while (tls != null && !tls.flush()) {
+                awaitRoom(deadline); // TLS took the last bytes but could not send them all yet
+            }
+        } finally {
+            parts[1] = null;
+            writeBlocked = false;
+        }
+    }
+
+    /** The socket is full: reads replies meanwhile if nobody else does, then backs off briefly. */
+    private void awaitRoom(long deadline) throws IOException {
+        reader.pumpIfFree();
+        if (System.nanoTime() - deadline > 0) {
+            connection.fail(STATUS_TIMEOUT);
+            throw new IOException("the home did not take a request before the deadline");
+        }
+        LockSupport.parkNanos(20_000);
+    }
+}
