@@ -35,7 +35,10 @@ public final class Poisson {
     public static void main(String[] args) {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         int iters = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        boolean verify = args.length > 2 && args[2].equals("--verify");
+        Set<String> options = Set.of(args).stream().filter(a -> a.startsWith("--")).collect(java.util.stream.Collectors.toSet());
+        boolean verify = options.contains("--verify");
+        boolean phases = options.contains("--phases");
+        boolean push = options.contains("--push");
         SampleMain.run(args, smi -> {
             int me = smi.procRank();
             long rowBytes = 8L * n;
@@ -70,29 +73,51 @@ public final class Poisson {
             SmiRegion down = below < 0 ? null : halo.fragment(below);
             smi.barrier();
             double t0 = smi.wtime();
+            long[] spent = new long[4];
             for (int it = 0; it < iters; it++) {
                 long parity = (it & 1) * 2 * rowBytes;
-                if (rows > 0) {
+                long a = System.nanoTime();
+                if (rows > 0 && push) {
+                    // Into the neighbours' fragments: the row above mine is the lower halo of
+                    // the process above (its second slot), my last row the upper halo of the one below.
+                    if (up != null) {
+                        publish(up, cur[1], parity + rowBytes, row);
+                    }
+                    if (down != null) {
+                        publish(down, cur[rows], parity, row);
+                    }
+                } else if (rows > 0) {
                     publish(mine, cur[1], parity, row);
                     publish(mine, cur[rows], parity + rowBytes, row);
                 }
+                long b = System.nanoTime();
                 smi.barrier();
+                long c = System.nanoTime();
                 if (rows > 0) {
                     if (up != null) {
-                        fetch(up, cur[0], parity + rowBytes, row);
+                        fetch(push ? mine : up, cur[0], push ? parity : parity + rowBytes, row);
                     }
                     if (down != null) {
-                        fetch(down, cur[rows + 1], parity, row);
+                        fetch(push ? mine : down, cur[rows + 1], push ? parity + rowBytes : parity, row);
                     }
+                    long d = System.nanoTime();
                     for (int i = first; i < last; i++) {
                         sweep(cur, next, i - lo + 1, n, h2);
                     }
+                    spent[2] += d - c;
+                    spent[3] += System.nanoTime() - d;
                     double[][] t = cur;
                     cur = next;
                     next = t;
                 }
+                spent[0] += b - a;
+                spent[1] += c - b;
             }
             double time = smi.wtime() - t0;
+            if (phases) {
+                System.out.printf("poisson[%d]: publish=%.3f s barrier=%.3f s halo=%.3f s compute=%.3f s%n", me,
+                    spent[0] / 1e9, spent[1] / 1e9, spent[2] / 1e9, spent[3] / 1e9);
+            }
             for (int i = lo; i < hi; i++) {
                 publish(grid, cur[i - lo + 1], i * rowBytes, row);
             }

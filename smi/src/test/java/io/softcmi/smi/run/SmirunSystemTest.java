@@ -251,6 +251,17 @@ class SmirunSystemTest {
     }
 
     @Test
+    void shouldEndARankWaitingAtABarrierThatAFinalizedRankWillNeverReach() throws Exception {
+        // A finalized partner writes no more heartbeats, which the watchdog forgives; the waiting
+        // ranks used to wait for ever. The message is not the watchdog timeout's.
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), "finish");
+        assertEquals(1, r.exit(), r.output());
+        assertTrue(r.output().contains("rank 2 finalized"), r.output());
+        assertTrue(r.output().contains("process 2 finalized after 4 barriers; this process waits at barrier 5"), r.output());
+        assertTrue(r.output().contains("callback ran"), r.output());
+    }
+
+    @Test
     void shouldEndEveryRankAndDaemonWhenSmirunIsTerminated() throws Exception {
         Result r = smirun(" ready", 3, "-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
             "sleep");
