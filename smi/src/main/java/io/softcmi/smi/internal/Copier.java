@@ -168,7 +168,7 @@ public final class Copier implements AutoCloseable {
         Op op = new Op(size, () -> {
             move(dst, src, size);
             barrierAfter(f);
-        }, dst instanceof RegionEnd);
+        }, endsWithLoadBarrier(dst));
         synchronized (queued) {
             queued.add(op);
             if (!f.contains(MemcpyFlag.ENQUEUE)) {
@@ -183,6 +183,19 @@ public final class Copier implements AutoCloseable {
             o.done = CompletableFuture.runAsync(o.work, thread);
         }
         queued.clear();
+    }
+
+    /**
+     * Whether {@code SMI_Memwait} of a copy to {@code dst} ends with a load barrier ({@code rmb}):
+     * only for a region. A copy into private memory is published to the waiting thread by the
+     * copy's completion; an {@code rmb} would cost a round trip to every home of the context's
+     * cached imports.
+     *
+     * @param dst the copy's destination
+     * @return true for a region address
+     */
+    static boolean endsWithLoadBarrier(End dst) {
+        return dst instanceof RegionEnd;
     }
 
     private Op op(MemcpyHandle h) {
