@@ -262,6 +262,17 @@ class SmirunSystemTest {
     }
 
     @Test
+    void shouldEndARankWaitingInFinalizeForAPartnerThatFinalizedBeforeIt() throws Exception {
+        // The waiting ranks' watchdog threads have stopped (SMI_Finalize stops them before its
+        // last barrier): the check runs in the wait itself.
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
+            "finishInFinalize");
+        assertEquals(1, r.exit(), r.output());
+        assertTrue(r.output().contains("process 2 finalized after 4 barriers; this process waits at barrier 5"), r.output());
+        assertFalse(r.output().contains("completed without"), r.output());
+    }
+
+    @Test
     void shouldEndEveryRankAndDaemonWhenSmirunIsTerminated() throws Exception {
         Result r = smirun(" ready", 3, "-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
             "sleep");
