@@ -250,26 +250,21 @@ class SmirunSystemTest {
         assertTrue(r.output().contains("callback ran"), r.output());
     }
 
-    @Test
-    void shouldEndARankWaitingAtABarrierThatAFinalizedRankWillNeverReach() throws Exception {
-        // A finalized partner writes no more heartbeats, which the watchdog forgives; the waiting
-        // ranks used to wait for ever. The message is not the watchdog timeout's.
-        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), "finish");
-        assertEquals(1, r.exit(), r.output());
-        assertTrue(r.output().contains("rank 2 finalized"), r.output());
-        assertTrue(r.output().contains("process 2 finalized after 4 barriers; this process waits at barrier 5"), r.output());
-        assertTrue(r.output().contains("callback ran"), r.output());
-    }
-
-    @Test
-    void shouldEndARankWaitingInFinalizeForAPartnerThatFinalizedBeforeIt() throws Exception {
-        // The waiting ranks' watchdog threads have stopped (SMI_Finalize stops them before its
-        // last barrier): the check runs in the wait itself.
-        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
-            "finishInFinalize");
-        assertEquals(1, r.exit(), r.output());
-        assertTrue(r.output().contains("process 2 finalized after 4 barriers; this process waits at barrier 5"), r.output());
-        assertFalse(r.output().contains("completed without"), r.output());
+    /**
+     * {@code finish}: the others wait at one more barrier; {@code finishInFinalize}: they wait in
+     * their own SMI_Finalize, whose watchdog thread has stopped, so the check runs in the wait.
+     * A finalized partner writes no more heartbeats, which the watchdog forgives: the waiting
+     * ranks used to wait for ever. The message is not the watchdog timeout's.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"finish", "finishInFinalize"})
+    void shouldEndARankWaitingAtABarrierThatAFinalizedRankWillNeverReach(String mode) throws Exception {
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), mode);
+        String out = r.output();
+        assertEquals(1, r.exit(), out);
+        assertTrue(out.contains("rank 2 finalized") && out.contains("callback ran"), out);
+        assertTrue(out.contains("process 2 finalized after 4 barriers; this process waits at barrier 5"), out);
+        assertFalse(out.contains("completed without"), out);
     }
 
     @Test
