@@ -7,9 +7,12 @@ package io.softcmi.smi.internal;
  * poller steals the time of the very threads it waits for: the other process's computation, or
  * the daemon that is to serve the post. So a waiter polls for the full {@link #POLL_NS} only
  * <ul>
- *   <li><b>while polling has been paying</b>: a moving rate of the waits that ended within that
- *       budget (blocked waits that ended within it count too: a poll would have caught them)
- *       is at least one half. Otherwise it looks {@link #SHORT_SPINS} times and blocks, except
+ *   <li><b>while polling has been paying</b>: a moving rate of the waits that ended within
+ *       {@link #HIT_NS} (blocked ones included) is at least one half. The bound is a few poll
+ *       budgets, not one: a wait that blocked includes the partner's and its own wake-ups (each
+ *       can take 100 µs or more on a busy machine), which a poll on both sides would have
+ *       saved; with one budget as the bound, two processes that block wait for each other's
+ *       wake-ups and never poll again. Otherwise it looks {@link #SHORT_SPINS} times and blocks, except
  *       for one full poll every {@link #PROBE_EVERY} waits that notices when waits become short
  *       again;</li>
  *   <li><b>while it keeps its core</b>: a gap of {@link #PREEMPTED_NS} between two looks means
@@ -21,6 +24,8 @@ package io.softcmi.smi.internal;
 final class SpinPolicy {
     /** The longest a waiter polls before it blocks. */
     static final long POLL_NS = 100_000;
+    /** A wait that ended within this long counts as one a full poll pays for. */
+    static final long HIT_NS = 4 * POLL_NS;
     /** Looks before blocking while polling does not pay. */
     static final int SHORT_SPINS = 64;
     /** Busy spins before a poll yields between looks. */
@@ -49,7 +54,7 @@ final class SpinPolicy {
      * @param waitedNs from its start to the word's change (wake-up included)
      */
     void ended(long waitedNs) {
-        int hit = waitedNs <= POLL_NS ? ONE : 0;
+        int hit = waitedNs <= HIT_NS ? ONE : 0;
         hitRate += (hit - hitRate) >> 3;
     }
 

@@ -21,7 +21,7 @@ class SpinPolicyTest {
         SpinPolicy p = new SpinPolicy();
         for (int i = 0; i < 50; i++) {
             p.pollFully();
-            p.ended(10 * SpinPolicy.POLL_NS);
+            p.ended(10 * SpinPolicy.HIT_NS);
         }
         assertTrue(p.hitRate() < 0.5);
         int full = 0;
@@ -29,16 +29,25 @@ class SpinPolicyTest {
             if (p.pollFully()) {
                 full++;
             }
-            p.ended(10 * SpinPolicy.POLL_NS);
+            p.ended(10 * SpinPolicy.HIT_NS);
         }
         assertEquals(10, full, "one probe every " + SpinPolicy.PROBE_EVERY + " waits");
+    }
+
+    @Test
+    void shouldKeepPollingWhenWaitsIncludeWakeUpsOfAFewHundredMicroseconds() {
+        SpinPolicy p = new SpinPolicy();
+        for (int i = 0; i < 100; i++) {
+            p.ended(2 * SpinPolicy.POLL_NS);
+        }
+        assertTrue(p.pollFully(), "two processes that block would otherwise wait for each other's wake-ups for ever");
     }
 
     @Test
     void shouldPollFullyAgainOnceWaitsBecomeShort() {
         SpinPolicy p = new SpinPolicy();
         for (int i = 0; i < 50; i++) {
-            p.ended(10 * SpinPolicy.POLL_NS);
+            p.ended(10 * SpinPolicy.HIT_NS);
         }
         assertFalse(p.hitRate() >= 0.5);
         for (int i = 0; i < 20; i++) {
