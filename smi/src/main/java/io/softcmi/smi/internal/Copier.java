@@ -60,11 +60,14 @@ public final class Copier implements AutoCloseable {
     private static final class Op implements MemcpyHandle {
         final long size;
         final Runnable work;
+        /** Whether the destination is a region (else private memory). */
+        final boolean toRegion;
         CompletableFuture<Void> done;
 
-        Op(long size, Runnable work) {
+        Op(long size, Runnable work, boolean toRegion) {
             this.size = size;
             this.work = work;
+            this.toRegion = toRegion;
         }
 
         @Override
@@ -165,7 +168,7 @@ public final class Copier implements AutoCloseable {
         Op op = new Op(size, () -> {
             move(dst, src, size);
             barrierAfter(f);
-        });
+        }, endsWithLoadBarrier(dst));
         synchronized (queued) {
             queued.add(op);
             if (!f.contains(MemcpyFlag.ENQUEUE)) {
@@ -182,6 +185,19 @@ public final class Copier implements AutoCloseable {
         queued.clear();
     }
 
+    /**
+     * Whether {@code SMI_Memwait} of a copy to {@code dst} ends with a load barrier ({@code rmb}):
+     * only for a region. A copy into private memory is published to the waiting thread by the
+     * copy's completion; an {@code rmb} would cost a round trip to every home of the context's
+     * cached imports.
+     *
+     * @param dst the copy's destination
+     * @return true for a region address
+     */
+    static boolean endsWithLoadBarrier(End dst) {
+        return dst instanceof RegionEnd;
+    }
+
     private Op op(MemcpyHandle h) {
         if (!(h instanceof Op o)) {
             throw Errors.fail(SmiError.PARAM, "not a memcpy handle: " + h);
@@ -190,7 +206,11 @@ public final class Copier implements AutoCloseable {
     }
 
     /**
-     * {@code SMI_Memwait}: starts queued copies, then waits for this one.
+     * {@code SMI_Memwait}: starts queued copies, then waits for this one. A copy into a region
+     * ends with a load barrier ({@code rmb}); one into private memory does not: the copy thread
+     * wrote plain memory, which the completed future publishes to this thread, and an
+     * {@code rmb} would cost a round trip to every home of the context's cached imports (one
+     * per halo row in {@code Poisson}).
      *
      * @param h the handle
      */
@@ -203,7 +223,9 @@ public final class Copier implements AutoCloseable {
         }
         try {
             o.done.get();
-            job.context().rmb();
+            if (o.toRegion) {
+                job.context().rmb();
+            }
         } catch (ExecutionException e) {
             throw e.getCause() instanceof SmiException s ? s
                 : new SmiException(SmiError.TRANSFER, "copy failed: " + e.getCause(), e.getCause());

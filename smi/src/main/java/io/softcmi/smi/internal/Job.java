@@ -44,8 +44,8 @@ public final class Job {
         this.controls = new CmiMapping[env.size()];
         this.controls[env.rank()] = control.map();
         this.debug = debug;
-        this.waker = "poll".equals(System.getenv("SMI_WAKER")) ? new PollingWaker(ctx, control.map(), this::checkAbort)
-            : new NotifyWaker(ctx, control.map(), this::checkAbort);
+        this.waker = "poll".equals(System.getenv("SMI_WAKER")) ? new PollingWaker(ctx, control.map(), this::checkWait)
+            : new NotifyWaker(ctx, control.map(), this::checkWait);
     }
 
     /**
@@ -241,11 +241,20 @@ public final class Job {
     }
 
     /**
-     * {@code SMI_Barrier}: a central counter in the bootstrap segment, counted up with
-     * {@code atm_cas} (one round trip per process); the last process to arrive posts the new
-     * generation into every other process's control segment, where each waits on local memory.
-     * Stores before the barrier are visible to every process after it (the arrival
-     * {@code atm_cas} is a release and an acquire; a waiter's wait ends with {@code rmb}).
+     * {@code SMI_Barrier}: a dissemination barrier ({@link Dissemination}). In round
+     * {@code i} (of ceil(log2 N)) this process posts the barrier's number into word {@code i} of
+     * process {@code (rank + 2^i) mod N}'s control segment and waits until process
+     * {@code (rank - 2^i) mod N} has posted it into its own, on local memory. Every process
+     * makes one post per round, and after the last round it has heard, directly or through
+     * others, from every process: one round trip per round on each process's critical path
+     * (one for two processes), no central counter. The words only grow (barrier k posts k), so
+     * a post that comes early for the next barrier is never lost. Stores before the barrier are
+     * visible to every process after it: the first post releases them ({@code wmb}, done before
+     * any post leaves), and the barrier ends with {@code rmb}.
+     *
+     * <p>While it waits, this process checks now and then that no process has finalized
+     * without reaching this barrier (its heartbeat records the barriers it passed): such a
+     * barrier can never complete, and this process ends as the watchdog ends it for a dead one.
      */
     public void barrier() {
         long k = ++barriers;
@@ -254,18 +263,40 @@ public final class Job {
             ctx.mb();
             return;
         }
-        // The arrival atm_cas releases this process's stores before it counts, and acquires
-        // after: the last to arrive has seen every other arrival, so it needs no more barrier.
-        long before = fetchAdd(boot, Layout.BOOT_BARRIER, 1, (k - 1) * n);
-        if (before + 1 == k * n) {
-            for (int r = 0; r < n; r++) {
-                if (r != env.rank()) {
-                    waker.post(controls[r], Layout.CTRL_BARRIER_GEN, k);
-                }
+        int rank = env.rank();
+        waitingAt = k;
+        try {
+            for (int round = 0; round < Dissemination.rounds(n); round++) {
+                long word = Layout.CTRL_BARRIER_ROUND + 8L * round;
+                waker.post(controls[Dissemination.to(rank, n, round)], word, k);
+                waker.awaitLocal(word, v -> v >= k);
             }
-        } else {
-            // Ends with a load barrier, after the last arrival.
-            waker.await(Layout.CTRL_BARRIER_GEN, v -> v >= k);
+        } finally {
+            waitingAt = 0;
+        }
+        ctx.rmb();
+    }
+
+    /** The barrier this process waits at, 0 if none; read by {@link #checkWait}. */
+    private volatile long waitingAt;
+
+    /**
+     * Run now and then by every wait: ends the job if some process called {@code SMI_Abort}
+     * ({@link #checkAbort}), and, in a barrier, if some process finalized after fewer barriers
+     * than this one (it will never reach it).
+     */
+    void checkWait() {
+        checkAbort();
+        long k = waitingAt;
+        if (k == 0) {
+            return;
+        }
+        long[] hb = heartbeats();
+        for (int r = 0; r < hb.length; r++) {
+            if (r != env.rank() && Layout.isFinished(hb[r]) && Layout.barriersPassed(hb[r]) < k) {
+                terminate(1, "SMI watchdog: process " + r + " finalized after " + Layout.barriersPassed(hb[r])
+                    + " barriers; this process waits at barrier " + k + ", which can never complete");
+            }
         }
     }
 
@@ -373,7 +404,7 @@ public final class Job {
      */
     public void finish() {
         barrier();
-        heartbeat(Layout.FINISHED);
+        heartbeat(Layout.finished(barriers));
         release();
         ctx.fini();
     }

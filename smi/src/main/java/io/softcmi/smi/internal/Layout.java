@@ -8,13 +8,14 @@ package io.softcmi.smi.internal;
  *   8      SIZE                        number of processes
  *   16     JOINED                      processes that published their control segment (atm_cas)
  *   24     ABORT                       0, or 0x100 | exit code of the first SMI_Abort (atm_cas)
- *   32     BARRIER                     arrivals at barriers since start (atm_cas; barrier k ends at k*SIZE)
- *   2048   HEARTBEAT[rank]             8 bytes per process: watchdog heartbeats, FINISHED when done
+ *   2048   HEARTBEAT[rank]             8 bytes per process: watchdog heartbeats; when it finalized,
+ *                                      FINISHED | the number of barriers it passed (negative)
  *   4096   ENTRY[rank]                 1 KiB per process: the descriptor of its control segment
  *
  * control segment (one per process, homed on its node, 1 MiB; others write into it to wake it)
  *   0      MAGIC                       "SMICTRL1"
- *   64     BARRIER_GEN                 the last barrier generation this process may leave
+ *   64     BARRIER_ROUND[round]        8 rounds of 8 bytes: the last barrier whose round was posted here
+ *                                      (dissemination barrier: by process (rank - 2^round) mod SIZE)
  *   128    SLEEPERS                    threads of this process blocked in its notification inbox
  *   1024   SIGNAL[sender]              8 bytes per sender: signals received from it
  *   4096   QNODE[mutex]                16 bytes per mutex: MCS queue node (LOCKED, NEXT = rank + 1)
@@ -40,14 +41,15 @@ final class Layout {
     static final long BOOT_SIZE = 8;
     static final long BOOT_JOINED = 16;
     static final long BOOT_ABORT = 24;
-    static final long BOOT_BARRIER = 32;
     static final long BOOT_HEARTBEAT = 2048;
     static final long BOOT_ENTRY = 4096;
 
     static final long CTRL_MAGIC_VALUE = 0x314c52544349494dL;
     static final long CTRL_SIZE = 1 << 20;
     static final long CTRL_MAGIC = 0;
-    static final long CTRL_BARRIER_GEN = 64;
+    static final long CTRL_BARRIER_ROUND = 64;
+    /** Rounds of the dissemination barrier: ceil(log2(MAX_PROCS)). */
+    static final int BARRIER_ROUNDS = 8;
     static final long CTRL_SLEEPERS = 128;
     static final long CTRL_SIGNAL = 1024;
     static final long CTRL_QNODE = 4096;
@@ -70,10 +72,28 @@ final class Layout {
     static final long CTRL_EXPORT = 131072;
     static final int EXPORT_SLOTS = (int) ((CTRL_SIZE - CTRL_EXPORT) / ENTRY_SIZE);
 
-    /** Heartbeat value of a process that finalized. */
-    static final long FINISHED = Long.MAX_VALUE;
+    /** Heartbeat bit of a process that finalized; the other bits count the barriers it passed. */
+    static final long FINISHED = Long.MIN_VALUE;
 
     private Layout() {
+    }
+
+    /**
+     * @param barriers the barriers a process passed, its last one included
+     * @return its heartbeat once it finalized
+     */
+    static long finished(long barriers) {
+        return FINISHED | barriers;
+    }
+
+    /** @return whether a heartbeat says its process finalized */
+    static boolean isFinished(long heartbeat) {
+        return (heartbeat & FINISHED) != 0;
+    }
+
+    /** @return the barriers a finalized process passed, from its heartbeat */
+    static long barriersPassed(long heartbeat) {
+        return heartbeat & ~FINISHED;
     }
 
     static long bootstrapSize(int procs) {

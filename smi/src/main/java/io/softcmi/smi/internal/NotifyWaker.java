@@ -17,25 +17,24 @@ import java.util.function.LongPredicate;
  * sends a notification on it, which the engine delivers to the segment's creator (the waiter)
  * after that store. The waiter checks its word, polls it briefly, then counts itself in its
  * {@code SLEEPERS} word and blocks in its context's notification inbox; the waker notifies only
- * when the target has sleepers. Nobody polls remote memory, and a waiter its own only for a
+ * when the target has sleepers. Nobody polls remote memory, and a waiter polls its own only for a
  * bounded time. The word stays the truth: a notification
  * only says "look again", so stale or stolen ones (another waiting thread of the process took it)
  * cost at most one re-check after a short timeout. Because the store lands before the
- * notification, a waiter first polls its own (local) word for at most 100 µs (spins, then
- * yields; no sleeps, which take tens of microseconds to end here), and blocks in the inbox only
- * after that.
+ * notification, a waiter first polls its own (local) word, for at most 100 µs while polling has
+ * been catching posts and the poller keeps its core, for a few spins otherwise ({@link SpinPolicy}),
+ * and blocks in the inbox after that.
  */
 final class NotifyWaker implements Waker {
-    /** How long a waiter polls its own word (with {@link Backoff}) before it blocks in the inbox. */
-    private static final long POLL_NS = 100_000;
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
-    /** Busy spins before the poll yields between looks. */
-    private static final int SPINS = 64;
+    /** How often a blocked waiter runs its check (abort, finished partners). */
+    private static final long CHECK_NS = 250_000_000L;
 
     private final CmiContext ctx;
     private final CmiMapping own;
     private final NotificationInbox inbox;
     private final Runnable check;
+    private final SpinPolicy spin = new SpinPolicy();
 
     /**
      * @param ctx the context
@@ -94,49 +93,74 @@ final class NotifyWaker implements Waker {
 
     @Override
     public long await(long offset, LongPredicate done) {
-        return words(offset, 1, (i, v) -> done.test(v), true);
+        long v = words(offset, 1, (i, x) -> done.test(x), true);
+        ctx.rmb();
+        return v;
+    }
+
+    @Override
+    public long awaitLocal(long offset, LongPredicate done) {
+        return words(offset, 1, (i, x) -> done.test(x), true);
     }
 
     @Override
     public int awaitAny(long offset, int count, IndexedCondition done) {
-        return (int) words(offset, count, done, false);
+        int i = (int) words(offset, count, done, false);
+        ctx.rmb();
+        return i;
+    }
+
+    /**
+     * Looks at the words once.
+     *
+     * @param seen where the satisfying word's value goes
+     * @return the index of the first word that satisfies {@code done}, or -1 if none does
+     */
+    private int find(long offset, int count, IndexedCondition done, long[] seen) {
+        for (int i = 0; i < count; i++) {
+            long v = own.getLong(offset + 8L * i);
+            if (done.test(i, v)) {
+                seen[0] = v;
+                return i;
+            }
+        }
+        return -1;
     }
 
     private long words(long offset, int count, IndexedCondition done, boolean value) {
-        long since = System.nanoTime();
-        long pollUntil = since + POLL_NS;
-        for (int n = 0;; n++) {
-            // The own control segment is local memory: a load needs no CMI load barrier (which
-            // would ask every home of the context's cached imports), only one that keeps the JIT
-            // from hoisting it out of the loop. The CMI rmb comes once, when the wait is over.
+        long start = System.nanoTime();
+        long[] seen = new long[1];
+        int i;
+        // The own control segment is local memory: a load needs no CMI load barrier (which
+        // would ask every home of the context's cached imports), only one that keeps the JIT
+        // from hoisting it out of the loop. The caller makes the CMI rmb once the wait is over.
+        VarHandle.acquireFence();
+        if ((i = find(offset, count, done, seen)) >= 0) {
+            return value ? seen[0] : i;
+        }
+        // The waker's store lands before its notification: a poll catches it without the
+        // wake-up hops, as long as polling pays and the poller keeps its core (SpinPolicy).
+        boolean full = spin.pollFully();
+        long previous = start;
+        for (int look = 0;; look++) {
+            long now = System.nanoTime();
+            if (!SpinPolicy.keepPolling(look, full, start, previous, now)) {
+                break;
+            }
+            previous = now;
             VarHandle.acquireFence();
-            for (int i = 0; i < count; i++) {
-                long v = own.getLong(offset + 8L * i);
-                if (done.test(i, v)) {
-                    ctx.rmb();
-                    return value ? v : i;
-                }
+            if ((i = find(offset, count, done, seen)) >= 0) {
+                spin.ended(System.nanoTime() - start);
+                return value ? seen[0] : i;
             }
-            if (System.nanoTime() < pollUntil) {
-                // The waker's store lands before its notification: catch it without the wake-up
-                // hops. Spin, then yield (a parked thread wakes slowly; a yield gives the core to
-                // any runnable thread and costs nothing when there is none).
-                if (n < SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-                continue;
-            }
+        }
+        long checked = System.nanoTime();
+        while (true) {
             sleepers(1);
             try {
                 // sleepers() ends with a full fence: the re-check below cannot read the word
                 // before SLEEPERS is visible to wakers.
-                boolean ready = false;
-                for (int i = 0; i < count && !ready; i++) {
-                    ready = done.test(i, own.getLong(offset + 8L * i));
-                }
-                if (!ready) {
+                if (find(offset, count, done, seen) < 0) {
                     inbox.take(TAKE_TIMEOUT);
                 }
             } catch (InterruptedException e) {
@@ -145,8 +169,13 @@ final class NotifyWaker implements Waker {
             } finally {
                 sleepers(-1);
             }
-            if (System.nanoTime() - since > 250_000_000L) {
-                since = System.nanoTime();
+            VarHandle.acquireFence();
+            if ((i = find(offset, count, done, seen)) >= 0) {
+                spin.ended(System.nanoTime() - start);
+                return value ? seen[0] : i;
+            }
+            if (System.nanoTime() - checked > CHECK_NS) {
+                checked = System.nanoTime();
                 check.run();
             }
         }

@@ -35,12 +35,18 @@ final class PollingWaker implements Waker {
 
     @Override
     public long await(long offset, LongPredicate done) {
+        long v = awaitLocal(offset, done);
+        ctx.rmb();
+        return v;
+    }
+
+    @Override
+    public long awaitLocal(long offset, LongPredicate done) {
         Backoff b = new Backoff();
         for (int n = 0;; n++) {
             VarHandle.acquireFence();
             long v = own.getLong(offset);
             if (done.test(v)) {
-                ctx.rmb();
                 return v;
             }
             if ((n & 255) == 255) {

@@ -32,6 +32,16 @@ interface Waker {
     long await(long offset, LongPredicate done);
 
     /**
+     * As {@link #await}, without the load barrier at the end: for a caller that waits for
+     * several words in a row and makes one load barrier after the last ({@link Job#barrier}).
+     *
+     * @param offset the word
+     * @param done the condition
+     * @return the word's value that satisfied it
+     */
+    long awaitLocal(long offset, LongPredicate done);
+
+    /**
      * Waits until any of the words of an array in this process's own control segment satisfies
      * {@code done}.
      *

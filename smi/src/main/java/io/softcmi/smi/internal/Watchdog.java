@@ -84,7 +84,7 @@ public final class Watchdog {
                 long[] hb = job.heartbeats();
                 int t = timeoutSeconds;
                 for (int r = 0; r < hb.length; r++) {
-                    if (last == null || hb[r] != last[r] || hb[r] == Layout.FINISHED) {
+                    if (last == null || hb[r] != last[r] || Layout.isFinished(hb[r])) {
                         lastChange[r] = now;
                     } else if (t > 0 && r != job.rank() && now - lastChange[r] > t * BEAT_NS && !stop) {
                         job.terminate(1, "SMI watchdog: process " + r + " gave no sign of life for " + t + " s");

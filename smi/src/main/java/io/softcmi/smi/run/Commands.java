@@ -16,6 +16,20 @@ public final class Commands {
     }
 
     /**
+     * The ranks' extra JVM options from {@code SMI_JAVA_OPTS}: split on blanks; unset, empty or
+     * blank means none (not one empty argument, which java takes for the main class).
+     *
+     * @param value the variable's value, or null
+     * @return the options
+     */
+    public static List<String> jvmOptions(String value) {
+        if (value == null || value.isBlank()) {
+            return List.of();
+        }
+        return List.of(value.strip().split("\\s+"));
+    }
+
+    /**
      * A rank's JVM.
      *
      * @param java the java launcher

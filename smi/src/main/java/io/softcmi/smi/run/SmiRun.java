@@ -219,8 +219,7 @@ public final class SmiRun {
         String procNodes = Arrays.stream(plan.procNode()).mapToObj(Integer::toString)
             .collect(Collectors.joining(","));
         String nodeNames = plan.nodes().stream().map(Plan.Node::name).collect(Collectors.joining(","));
-        List<String> jvmOptions = env.containsKey("SMI_JAVA_OPTS")
-            ? List.of(env.get("SMI_JAVA_OPTS").strip().split("\\s+")) : List.of();
+        List<String> jvmOptions = Commands.jvmOptions(env.get("SMI_JAVA_OPTS"));
         for (int r = 0; r < np; r++) {
             int n = plan.procNode()[r];
             Plan.Node node = plan.nodes().get(n);

@@ -1,8 +1,11 @@
 package io.softcmi.smi.samples;
 
+import io.softcmi.smi.MemcpyFlag;
+import io.softcmi.smi.MemcpyHandle;
 import io.softcmi.smi.RegionLayout;
 import io.softcmi.smi.RegionType;
 import io.softcmi.smi.Smi;
+import io.softcmi.smi.SmiAddress;
 import io.softcmi.smi.SmiRegion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -15,13 +18,17 @@ import java.util.Set;
  * start lies in its segment and computes them in private memory. Per iteration it publishes its
  * first and last row into its fragment of a {@code FRAGMENTED} halo region (local stores; two
  * copies by iteration parity), meets the others at one barrier, and reads its neighbours'
- * boundary rows (one bulk read each). At the end every process writes its rows into the grid
- * region and rank 0 prints a checksum of the whole grid.
+ * boundary rows (one {@code SMI_Imemcpy} each, on the copy thread) while it computes the rows
+ * that do not need them; then it waits for the copies and computes the rows next to the halos.
+ * At the end every process writes its rows into the grid region and rank 0 prints a checksum of
+ * the whole grid.
  * <pre>
- *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.Poisson [N] [iterations] [--verify]
+ *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.Poisson [N] [iterations] [--verify] [--phases] [--blocking-halo]
  * </pre>
  * With {@code --verify}, rank 0 then runs the same kernel sequentially in one thread and prints
- * its time and whether the grids match bit for bit.
+ * its time and whether the grids match bit for bit. {@code --phases}: every rank prints the time
+ * it spent publishing, in the barrier, waiting for halo rows and computing.
+ * {@code --blocking-halo}: the halo rows are read (synchronously) before computing.
  */
 public final class Poisson {
     private Poisson() {
@@ -30,12 +37,15 @@ public final class Poisson {
     /**
      * Runs the sample.
      *
-     * @param args {@code [N] [iterations] [--verify]} (defaults 256, 100)
+     * @param args {@code [N] [iterations] [--verify] [--phases] [--blocking-halo]} (defaults 256, 100)
      */
     public static void main(String[] args) {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         int iters = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-        boolean verify = args.length > 2 && args[2].equals("--verify");
+        Set<String> options = Set.of(args).stream().filter(a -> a.startsWith("--")).collect(java.util.stream.Collectors.toSet());
+        boolean verify = options.contains("--verify");
+        boolean phases = options.contains("--phases");
+        boolean blockingHalo = options.contains("--blocking-halo");
         SampleMain.run(args, smi -> {
             int me = smi.procRank();
             long rowBytes = 8L * n;
@@ -70,29 +80,78 @@ public final class Poisson {
             SmiRegion down = below < 0 ? null : halo.fragment(below);
             smi.barrier();
             double t0 = smi.wtime();
+            // Time spent publishing, in the barrier, waiting for halo rows, computing (ns).
+            long[] spent = new long[4];
+            MemorySegment upRow = MemorySegment.ofArray(new byte[(int) rowBytes]);
+            MemorySegment downRow = MemorySegment.ofArray(new byte[(int) rowBytes]);
+            Set<MemcpyFlag> noBarrier = Set.of(MemcpyFlag.NOBARRIER);
             for (int it = 0; it < iters; it++) {
                 long parity = (it & 1) * 2 * rowBytes;
+                long a = System.nanoTime();
                 if (rows > 0) {
                     publish(mine, cur[1], parity, row);
                     publish(mine, cur[rows], parity + rowBytes, row);
                 }
+                long b = System.nanoTime();
                 smi.barrier();
-                if (rows > 0) {
+                long c = System.nanoTime();
+                spent[0] += b - a;
+                spent[1] += c - b;
+                if (rows == 0) {
+                    continue;
+                }
+                if (blockingHalo) {
                     if (up != null) {
                         fetch(up, cur[0], parity + rowBytes, row);
                     }
                     if (down != null) {
                         fetch(down, cur[rows + 1], parity, row);
                     }
+                    long d = System.nanoTime();
                     for (int i = first; i < last; i++) {
                         sweep(cur, next, i - lo + 1, n, h2);
                     }
-                    double[][] t = cur;
-                    cur = next;
-                    next = t;
+                    spent[2] += d - c;
+                    spent[3] += System.nanoTime() - d;
+                } else {
+                    // The halo rows come on the copy thread while this one computes the rows
+                    // that do not need them; then the (at most two) rows next to the halos.
+                    MemcpyHandle hu = up == null ? null
+                        : smi.imemcpy(upRow, new SmiAddress(up, parity + rowBytes), rowBytes, noBarrier);
+                    MemcpyHandle hd = down == null ? null
+                        : smi.imemcpy(downRow, new SmiAddress(down, parity), rowBytes, noBarrier);
+                    int inner = up != null ? Math.max(first, lo + 1) : first;
+                    int innerEnd = down != null ? Math.min(last, hi - 1) : last;
+                    for (int i = inner; i < innerEnd; i++) {
+                        sweep(cur, next, i - lo + 1, n, h2);
+                    }
+                    long d = System.nanoTime();
+                    if (hu != null) {
+                        smi.memwait(hu);
+                        MemorySegment.copy(upRow, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, cur[0], 0, n);
+                    }
+                    if (hd != null) {
+                        smi.memwait(hd);
+                        MemorySegment.copy(downRow, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, cur[rows + 1], 0, n);
+                    }
+                    long e = System.nanoTime();
+                    for (int i = first; i < last; i++) {
+                        if (i < inner || i >= innerEnd) {
+                            sweep(cur, next, i - lo + 1, n, h2);
+                        }
+                    }
+                    spent[2] += e - d;
+                    spent[3] += (d - c) + (System.nanoTime() - e);
                 }
+                double[][] t = cur;
+                cur = next;
+                next = t;
             }
             double time = smi.wtime() - t0;
+            if (phases) {
+                System.out.print(String.format("poisson[%d]: publish=%.3f s barrier=%.3f s halo=%.3f s compute=%.3f s%n", me,
+                    spent[0] / 1e9, spent[1] / 1e9, spent[2] / 1e9, spent[3] / 1e9));
+            }
             for (int i = lo; i < hi; i++) {
                 publish(grid, cur[i - lo + 1], i * rowBytes, row);
             }

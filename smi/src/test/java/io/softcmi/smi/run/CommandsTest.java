@@ -15,6 +15,14 @@ class CommandsTest {
     Path tmp;
 
     @Test
+    void shouldTakeNoJvmOptionFromAnUnsetEmptyOrBlankSmiJavaOpts() {
+        assertEquals(List.of(), Commands.jvmOptions(null));
+        assertEquals(List.of(), Commands.jvmOptions(""));
+        assertEquals(List.of(), Commands.jvmOptions("  "));
+        assertEquals(List.of("-Xmx64m", "-Dx=1"), Commands.jvmOptions(" -Xmx64m  -Dx=1 "));
+    }
+
+    @Test
     void shouldBuildRankAndCmidCommands() {
         assertEquals(List.of("java", "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-cp", "a.jar:b.jar", "app.Main", "1"),
             Commands.rank("java", "a.jar:b.jar", List.of("-Xmx64m"), "app.Main", List.of("1")));

@@ -250,6 +250,23 @@ class SmirunSystemTest {
         assertTrue(r.output().contains("callback ran"), r.output());
     }
 
+    /**
+     * {@code finish}: the others wait at one more barrier; {@code finishInFinalize}: they wait in
+     * their own SMI_Finalize, whose watchdog thread has stopped, so the check runs in the wait.
+     * A finalized partner writes no more heartbeats, which the watchdog forgives: the waiting
+     * ranks used to wait for ever. The message is not the watchdog timeout's.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"finish", "finishInFinalize"})
+    void shouldEndARankWaitingAtABarrierThatAFinalizedRankWillNeverReach(String mode) throws Exception {
+        Result r = smirun("-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(), mode);
+        String out = r.output();
+        assertEquals(1, r.exit(), out);
+        assertTrue(out.contains("rank 2 finalized") && out.contains("callback ran"), out);
+        assertTrue(out.contains("process 2 finalized after 4 barriers; this process waits at barrier 5"), out);
+        assertFalse(out.contains("completed without"), out);
+    }
+
     @Test
     void shouldEndEveryRankAndDaemonWhenSmirunIsTerminated() throws Exception {
         Result r = smirun(" ready", 3, "-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
