@@ -4,6 +4,8 @@ import io.softcmi.cmi.CmiError;
 import io.softcmi.cmi.CmiEventType;
 import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
+import io.softcmi.wire.ProcessMessage;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -202,7 +204,7 @@ public final class NodeEngine {
                 return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
             }
         }
-        if (request instanceof ControlMessage.Forward f) {
+        if (request instanceof ProcessMessage.Forward f) {
             return forward(s, f);
         }
         ControlMessage service = services(s.user, request);
@@ -251,19 +253,19 @@ public final class NodeEngine {
      */
     private ControlMessage services(String user, ControlMessage request) {
         try {
-            if ((request instanceof ControlMessage.ProcSpawn || request instanceof ControlMessage.ProcKill)
+            if ((request instanceof ProcessMessage.ProcSpawn || request instanceof ProcessMessage.ProcKill)
                     && !OWNER.equals(user)) {
                 // A member of --group must not run or end commands as the daemon's user.
                 throw NodeException.perm("only " + OWNER + " (the daemon's user) may start or end processes here");
             }
             return switch (request) {
-                case ControlMessage.ProcSpawn r -> state.processes.spawn(r);
-                case ControlMessage.ProcKill r -> state.processes.kill(r);
-                case ControlMessage.ProcStatus r -> state.processes.status(r);
-                case ControlMessage.RegPut r -> state.registry.put(r);
-                case ControlMessage.RegGet r -> state.registry.get(r);
-                case ControlMessage.RegDelete r -> state.registry.delete(r);
-                case ControlMessage.RegNext r -> state.registry.next(r);
+                case ProcessMessage.ProcSpawn r -> state.processes.spawn(r);
+                case ProcessMessage.ProcKill r -> state.processes.kill(r);
+                case ProcessMessage.ProcStatus r -> state.processes.status(r);
+                case ProcessMessage.RegPut r -> state.registry.put(r);
+                case ProcessMessage.RegGet r -> state.registry.get(r);
+                case ProcessMessage.RegDelete r -> state.registry.delete(r);
+                case ProcessMessage.RegNext r -> state.registry.next(r);
                 default -> null;
             };
         } catch (NodeException e) {
@@ -272,11 +274,11 @@ public final class NodeEngine {
     }
 
     /**
-     * {@link ControlMessage.Forward}: a process-service or registry request for a peer daemon,
+     * {@link ProcessMessage.Forward}: a process-service or registry request for a peer daemon,
      * passed on over the authenticated peer connection (never under the engine lock), or served
      * here if it names this node.
      */
-    private ControlMessage forward(Session s, ControlMessage.Forward f) {
+    private ControlMessage forward(Session s, ProcessMessage.Forward f) {
         try {
             ControlMessage inner = f.request();
             if (!forwardable(inner)) {
@@ -303,13 +305,13 @@ public final class NodeEngine {
 
     private static boolean forwardable(ControlMessage m) {
         return switch (m) {
-            case ControlMessage.ProcSpawn r -> true;
-            case ControlMessage.ProcKill r -> true;
-            case ControlMessage.ProcStatus r -> true;
-            case ControlMessage.RegPut r -> true;
-            case ControlMessage.RegGet r -> true;
-            case ControlMessage.RegDelete r -> true;
-            case ControlMessage.RegNext r -> true;
+            case ProcessMessage.ProcSpawn r -> true;
+            case ProcessMessage.ProcKill r -> true;
+            case ProcessMessage.ProcStatus r -> true;
+            case ProcessMessage.RegPut r -> true;
+            case ProcessMessage.RegGet r -> true;
+            case ProcessMessage.RegDelete r -> true;
+            case ProcessMessage.RegNext r -> true;
             case ControlMessage.AdminList r -> r.table().equals("sessions") || r.table().equals("runs");
             default -> false;
         };
@@ -420,9 +422,9 @@ public final class NodeEngine {
         lock.lock();
         try {
             byte[] claimed = switch (request) {
-                case ControlMessage.PeerImport r -> r.importer();
-                case ControlMessage.PeerUnimport r -> r.importer();
-                case ControlMessage.PeerContextDown r -> r.node();
+                case PeerMessage.PeerImport r -> r.importer();
+                case PeerMessage.PeerUnimport r -> r.importer();
+                case PeerMessage.PeerContextDown r -> r.node();
                 default -> null;
             };
             if (claimed != null && !speaksForItself(claimed, peerNodeId)) {
@@ -430,19 +432,19 @@ public final class NodeEngine {
                 throw NodeException.perm("a peer may only import for itself");
             }
             return switch (request) {
-                case ControlMessage.PeerImport r -> new ControlMessage.SegmentReply(imports.homeImport(r));
-                case ControlMessage.PeerUnimport r -> {
+                case PeerMessage.PeerImport r -> new ControlMessage.SegmentReply(imports.homeImport(r));
+                case PeerMessage.PeerUnimport r -> {
                     imports.homeUnimport(r);
                     yield new ControlMessage.Ok();
                 }
-                case ControlMessage.PeerDescribe r -> {
+                case PeerMessage.PeerDescribe r -> {
                     Segment seg = state.segments.get(r.segId());
                     if (seg == null || seg.id != r.generation()) {
                         throw NodeException.inval("segment " + r.segId() + " no longer exists at its home");
                     }
                     yield new ControlMessage.SegmentReply(seg.describe());
                 }
-                case ControlMessage.PeerContextDown r -> {
+                case PeerMessage.PeerContextDown r -> {
                     failures.contextEnded(FailureEvents.address(r.node()), r.contextId(), r.died(), r.segmentIds(), true);
                     yield new ControlMessage.Ok();
                 }
@@ -526,7 +528,7 @@ public final class NodeEngine {
 
     /**
      * A session is ending (under the lock, before its segments are marked): the events this
-     * node owes for it, and the peers that must hear of it ({@link ControlMessage.PeerContextDown}),
+     * node owes for it, and the peers that must hear of it ({@link PeerMessage.PeerContextDown}),
      * told in the background.
      */
     private void contextEnded(Session s) {
@@ -550,7 +552,7 @@ public final class NodeEngine {
         if (tell.isEmpty()) {
             return;
         }
-        ControlMessage.PeerContextDown down = new ControlMessage.PeerContextDown(state.address.toBytes(), s.id, died, created);
+        PeerMessage.PeerContextDown down = new PeerMessage.PeerContextDown(state.address.toBytes(), s.id, died, created);
         for (NodeAddressImpl peer : tell) {
             messages.send(peer, down); // before the unimports of its proxies, which follow in order
         }
