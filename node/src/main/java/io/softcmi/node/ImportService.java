@@ -6,6 +6,7 @@ import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.cmi.internal.RemoteSegmentHandleImpl;
 import io.softcmi.cmi.internal.TokenImpl;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,7 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Imports (cmi(7) "CMI Segment"): {@code seg_imp} on the importing node, the proxy segments it
- * creates, {@code CMI_SEG_TOKEN}, and the home side of an import ({@link ControlMessage.PeerImport}),
+ * creates, {@code CMI_SEG_TOKEN}, and the home side of an import ({@link PeerMessage.PeerImport}),
  * which checks the segment still exists, was exported, and is not imported both cached and
  * uncached at once.
  *
@@ -53,7 +54,7 @@ final class ImportService {
         } finally {
             lock.unlock();
         }
-        ControlMessage.PeerImport request = new ControlMessage.PeerImport(h.segmentId(), h.generation(),
+        PeerMessage.PeerImport request = new PeerMessage.PeerImport(h.segmentId(), h.generation(),
             h.writeThrough(), state.address.toBytes(), proxyId, s.id);
         io.softcmi.wire.SegmentDescriptor home;
         if (Arrays.equals(h.home().nodeId(), state.address.nodeId())) {
@@ -92,7 +93,7 @@ final class ImportService {
     }
 
     /** The home side of an import (under the lock). */
-    io.softcmi.wire.SegmentDescriptor homeImport(ControlMessage.PeerImport r) {
+    io.softcmi.wire.SegmentDescriptor homeImport(PeerMessage.PeerImport r) {
         Segment seg = state.segments.get(r.segId());
         if (seg == null || seg.id != r.generation()) {
             throw NodeException.inval("segment " + r.segId() + " no longer exists at its home");
@@ -116,7 +117,7 @@ final class ImportService {
     }
 
     /** The home side of an import ending (under the lock). */
-    void homeUnimport(ControlMessage.PeerUnimport r) {
+    void homeUnimport(PeerMessage.PeerUnimport r) {
         state.homeImports.removeIf(i -> i.segmentId() == r.segId() && i.proxyId() == r.proxyId()
             && Arrays.equals(i.importer(), r.importer()));
     }
@@ -156,7 +157,7 @@ final class ImportService {
             lock.unlock();
         }
         try (PeerClient.Link link = peers.open(home, timeoutMs)) {
-            if (link.call(new ControlMessage.PeerDescribe(homeId, homeId)) instanceof ControlMessage.SegmentReply sr) {
+            if (link.call(new PeerMessage.PeerDescribe(homeId, homeId)) instanceof ControlMessage.SegmentReply sr) {
                 return new ControlMessage.SegmentReply(withHome(mine, sr.segment().brk(),
                     Math.max(sr.segment().state(), mine.state())));
             }
@@ -211,7 +212,7 @@ final class ImportService {
         if (importer != null) {
             importer.imported.remove(p.id);
         }
-        ControlMessage.PeerUnimport u = new ControlMessage.PeerUnimport(p.homeSegmentId, state.address.toBytes(), p.id);
+        PeerMessage.PeerUnimport u = new PeerMessage.PeerUnimport(p.homeSegmentId, state.address.toBytes(), p.id);
         if (Arrays.equals(p.home.nodeId(), state.address.nodeId())) {
             homeUnimport(u);
         } else if (p.homeDown) {

@@ -4,8 +4,8 @@ import io.softcmi.cmi.CmiError;
 import io.softcmi.cmi.CmiEventType;
 import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.ProcessMessage;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -21,8 +21,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class NodeEngine {
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final ReentrantLock lock = new ReentrantLock();
-    /** The daemon's user: the only one its process service starts or ends processes for. */
-    private static final String OWNER = System.getProperty("user.name");
     private final NodeState state;
     private final SegmentService segments;
     private final ReservationService reservations;
@@ -30,9 +28,11 @@ public final class NodeEngine {
     private final TokenService tokens;
     private final ImportService imports;
     private final PeerClient peers;
-    private final PeerMessages messages;
     private final FailureEvents failures;
     private final PeerMonitor monitor;
+    private final ProcessRequests processes;
+    private final PeerRequests peerRequests;
+    private final SessionEnd sessionEnd;
     private boolean shutDown;
 
     /**
@@ -48,11 +48,14 @@ public final class NodeEngine {
         this.reservations = new ReservationService(state);
         this.tokens = new TokenService(state);
         this.peers = new PeerClient(state);
-        this.messages = new PeerMessages(peers);
+        PeerMessages messages = new PeerMessages(peers);
         this.imports = new ImportService(state, lock, peers, messages);
         this.failures = new FailureEvents(state);
         this.monitor = new PeerMonitor(state, lock, failures, peers, config.suspectAfterMs(), config.deadAfterMs());
         this.admin = new AdminService(state, monitor::peers);
+        this.processes = new ProcessRequests(state, peers);
+        this.peerRequests = new PeerRequests(state, lock, imports, failures, processes);
+        this.sessionEnd = new SessionEnd(state, lock, segments, imports, failures, messages);
     }
 
     /** Starts the failure detector (a node that listens for peers watches them). */
@@ -202,10 +205,10 @@ public final class NodeEngine {
                 return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
             }
         }
-        if (request instanceof ControlMessage.Forward f) {
-            return forward(s, f);
+        if (request instanceof ProcessMessage.Forward f) {
+            return processes.forward(s, f);
         }
-        ControlMessage service = services(s.user, request);
+        ControlMessage service = processes.serve(s.user, request);
         if (service != null) {
             return service;
         }
@@ -241,86 +244,6 @@ public final class NodeEngine {
      */
     void notifyLocal(ControlMessage.Notify n) {
         state.notifications.deliverLocal(n);
-    }
-
-    /**
-     * The process service and the node registry: their own locks, never the engine's (starting
-     * a process may take a while).
-     *
-     * @return the reply, or null if the request is not theirs
-     */
-    private ControlMessage services(String user, ControlMessage request) {
-        try {
-            if ((request instanceof ControlMessage.ProcSpawn || request instanceof ControlMessage.ProcKill)
-                    && !OWNER.equals(user)) {
-                // A member of --group must not run or end commands as the daemon's user.
-                throw NodeException.perm("only " + OWNER + " (the daemon's user) may start or end processes here");
-            }
-            return switch (request) {
-                case ControlMessage.ProcSpawn r -> state.processes.spawn(r);
-                case ControlMessage.ProcKill r -> state.processes.kill(r);
-                case ControlMessage.ProcStatus r -> state.processes.status(r);
-                case ControlMessage.RegPut r -> state.registry.put(r);
-                case ControlMessage.RegGet r -> state.registry.get(r);
-                case ControlMessage.RegDelete r -> state.registry.delete(r);
-                case ControlMessage.RegNext r -> state.registry.next(r);
-                default -> null;
-            };
-        } catch (NodeException e) {
-            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
-        }
-    }
-
-    /**
-     * {@link ControlMessage.Forward}: a process-service or registry request for a peer daemon,
-     * passed on over the authenticated peer connection (never under the engine lock), or served
-     * here if it names this node.
-     */
-    private ControlMessage forward(Session s, ControlMessage.Forward f) {
-        try {
-            ControlMessage inner = f.request();
-            if (!forwardable(inner)) {
-                throw NodeException.inval("cannot forward " + inner.type());
-            }
-            NodeAddressImpl peer = FailureEvents.address(f.node());
-            if (peer == null) {
-                throw NodeException.inval("forward: not a node address");
-            }
-            if (java.util.Arrays.equals(peer.nodeId(), state.address.nodeId())) {
-                ControlMessage local = services(s.user, inner);
-                return local != null ? local : peerList(inner);
-            }
-            if (!OWNER.equals(s.user)) {
-                throw NodeException.perm("only " + OWNER + " (the daemon's user) may use peer daemons' processes");
-            }
-            return peers.call(peer, inner);
-        } catch (NodeException e) {
-            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
-        } catch (io.softcmi.wire.WireFormatException e) {
-            return new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "forward: " + e.getMessage());
-        }
-    }
-
-    private static boolean forwardable(ControlMessage m) {
-        return switch (m) {
-            case ControlMessage.ProcSpawn r -> true;
-            case ControlMessage.ProcKill r -> true;
-            case ControlMessage.ProcStatus r -> true;
-            case ControlMessage.RegPut r -> true;
-            case ControlMessage.RegGet r -> true;
-            case ControlMessage.RegDelete r -> true;
-            case ControlMessage.RegNext r -> true;
-            case ControlMessage.AdminList r -> r.table().equals("sessions") || r.table().equals("runs");
-            default -> false;
-        };
-    }
-
-    /** {@code cmiadm sessions} and {@code runs} for a forwarded request (own monitors, no engine lock). */
-    private ControlMessage peerList(ControlMessage m) {
-        if (m instanceof ControlMessage.AdminList r) {
-            return r.table().equals("runs") ? state.processes.table() : state.registry.table("session", "SESSION");
-        }
-        throw NodeException.inval("cannot forward " + m.type());
     }
 
     private ControlMessage dispatch(Session s, ControlMessage request) {
@@ -403,64 +326,7 @@ public final class NodeEngine {
      * @return the reply
      */
     ControlMessage handlePeer(ControlMessage request, byte[] peerNodeId) {
-        if (forwardable(request)) {
-            if (!state.config.peerProcesses()) {
-                LOG.log(System.Logger.Level.WARNING, "refused a peer's {0}: this node does not serve peer processes "
-                    + "(--peer-processes no)", request.type());
-                return new ControlMessage.ErrorReply(CmiError.PERM.ordinal(),
-                    "node " + state.config.name() + " does not serve peers' process requests (cmid --peer-processes no)");
-            }
-            try {
-                ControlMessage local = services(OWNER, request);
-                return local != null ? local : peerList(request);
-            } catch (NodeException e) {
-                return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
-            }
-        }
-        lock.lock();
-        try {
-            byte[] claimed = switch (request) {
-                case ControlMessage.PeerImport r -> r.importer();
-                case ControlMessage.PeerUnimport r -> r.importer();
-                case ControlMessage.PeerContextDown r -> r.node();
-                default -> null;
-            };
-            if (claimed != null && !speaksForItself(claimed, peerNodeId)) {
-                LOG.log(System.Logger.Level.WARNING, "refused a peer request that names another node as importer");
-                throw NodeException.perm("a peer may only import for itself");
-            }
-            return switch (request) {
-                case ControlMessage.PeerImport r -> new ControlMessage.SegmentReply(imports.homeImport(r));
-                case ControlMessage.PeerUnimport r -> {
-                    imports.homeUnimport(r);
-                    yield new ControlMessage.Ok();
-                }
-                case ControlMessage.PeerDescribe r -> {
-                    Segment seg = state.segments.get(r.segId());
-                    if (seg == null || seg.id != r.generation()) {
-                        throw NodeException.inval("segment " + r.segId() + " no longer exists at its home");
-                    }
-                    yield new ControlMessage.SegmentReply(seg.describe());
-                }
-                case ControlMessage.PeerContextDown r -> {
-                    failures.contextEnded(FailureEvents.address(r.node()), r.contextId(), r.died(), r.segmentIds(), true);
-                    yield new ControlMessage.Ok();
-                }
-                default -> throw NodeException.inval("not a peer request: " + request.type());
-            };
-        } catch (NodeException e) {
-            return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private static boolean speaksForItself(byte[] importerAddress, byte[] peerNodeId) {
-        try {
-            return java.util.Arrays.equals(((io.softcmi.cmi.internal.NodeAddressImpl) io.softcmi.cmi.internal.HandleCodec.nodeAddress(importerAddress)).nodeId(), peerNodeId);
-        } catch (RuntimeException malformed) {
-            return false;
-        }
+        return peerRequests.handle(request, peerNodeId);
     }
 
     private ControlMessage info() {
@@ -490,70 +356,7 @@ public final class NodeEngine {
      * @param s the session
      */
     void closeSession(Session s) {
-        lock.lock();
-        try {
-            if (state.sessions.get(s.id) == null) {
-                return;
-            }
-            contextEnded(s);
-            state.cacheReports.contextEnded(s);
-            state.sessions.remove(s.id);
-            for (long attachId : s.attachments.keySet()) {
-                state.coherence.localDetached(attachId);
-            }
-            for (long segId : new ArrayList<>(s.attachments.values())) {
-                Proxy p = state.proxies.get(segId);
-                if (p != null) {
-                    imports.release(p);
-                } else {
-                    segments.release(state.segments.get(segId));
-                }
-            }
-            imports.closeSession(s);
-            state.notifications.sessionClosed(s);
-            s.attachments.clear();
-            for (long segId : new ArrayList<>(s.created)) {
-                Segment seg = state.segments.get(segId);
-                if (seg != null) {
-                    segments.mark(seg);
-                }
-            }
-            state.exports.values().removeIf(e -> e.session() == s.id);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * A session is ending (under the lock, before its segments are marked): the events this
-     * node owes for it, and the peers that must hear of it ({@link ControlMessage.PeerContextDown}),
-     * told in the background.
-     */
-    private void contextEnded(Session s) {
-        boolean died = !s.leftCleanly;
-        List<Long> created = new ArrayList<>(s.created);
-        java.util.Set<NodeAddressImpl> tell = new java.util.LinkedHashSet<>();
-        for (NodeState.HomeImport i : state.homeImports) {
-            Segment seg = state.segments.get(i.segmentId());
-            NodeAddressImpl a = FailureEvents.address(i.importer());
-            if (seg != null && seg.creatorSession == s.id && a != null) {
-                tell.add(a);
-            }
-        }
-        for (Proxy p : state.proxies.values()) {
-            if ((p.importerSession == s.id || s.attachments.containsValue(p.id)) && !p.homeDown) {
-                tell.add(p.home);
-            }
-        }
-        tell.removeIf(a -> java.util.Arrays.equals(a.nodeId(), state.address.nodeId()));
-        failures.contextEnded(state.address, s.id, died, created, s.ticketIssued);
-        if (tell.isEmpty()) {
-            return;
-        }
-        ControlMessage.PeerContextDown down = new ControlMessage.PeerContextDown(state.address.toBytes(), s.id, died, created);
-        for (NodeAddressImpl peer : tell) {
-            messages.send(peer, down); // before the unimports of its proxies, which follow in order
-        }
+        sessionEnd.closeSession(s);
     }
 
     /** {@code CMI_SEG_CHECK} and {@code CMI_SEG_RECO}: the creator's view of the ranges in flux. */

@@ -1,6 +1,7 @@
 package io.softcmi.node;
 
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.ProcessMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,9 +12,9 @@ import java.util.Set;
 
 /**
  * The node registry: small records of named fields that clients keep in the node under
- * {@code (space, key)} ({@link ControlMessage.RegPut}, {@link ControlMessage.RegGet},
- * {@link ControlMessage.RegDelete}), and counters that hand out ids unique at this node
- * ({@link ControlMessage.RegNext}). A general mechanism: VMMC keeps its sessions in space
+ * {@code (space, key)} ({@link ProcessMessage.RegPut}, {@link ProcessMessage.RegGet},
+ * {@link ProcessMessage.RegDelete}), and counters that hand out ids unique at this node
+ * ({@link ProcessMessage.RegNext}). A general mechanism: VMMC keeps its sessions in space
  * {@code session} and numbers its run groups with counters; {@code cmiadm sessions} lists the
  * {@code session} space. Kept in memory: the records live as long as the daemon, not longer.
  * Thread-safe (its own monitor).
@@ -24,7 +25,7 @@ final class NodeRegistry {
     private final Map<String, Map<String, Map<String, String>>> spaces = new HashMap<>();
     private final Map<String, Long> counters = new HashMap<>();
 
-    synchronized ControlMessage put(ControlMessage.RegPut r) {
+    synchronized ControlMessage put(ProcessMessage.RegPut r) {
         Map<String, Map<String, String>> space = spaces.computeIfAbsent(r.space(), k -> new LinkedHashMap<>());
         if (r.create() && space.containsKey(r.key())) {
             throw NodeException.inval(r.space() + " " + r.key() + " exists");
@@ -44,7 +45,7 @@ final class NodeRegistry {
         return new ControlMessage.Ok();
     }
 
-    synchronized ControlMessage get(ControlMessage.RegGet r) {
+    synchronized ControlMessage get(ProcessMessage.RegGet r) {
         Map<String, String> fields = spaces.getOrDefault(r.space(), Map.of()).get(r.key());
         if (fields == null) {
             return new ControlMessage.Table(List.of(), List.of());
@@ -52,14 +53,14 @@ final class NodeRegistry {
         return new ControlMessage.Table(List.copyOf(fields.keySet()), List.of(List.copyOf(fields.values())));
     }
 
-    synchronized ControlMessage delete(ControlMessage.RegDelete r) {
+    synchronized ControlMessage delete(ProcessMessage.RegDelete r) {
         Map<String, Map<String, String>> space = spaces.get(r.space());
         boolean existed = space != null && space.remove(r.key()) != null;
         counters.remove(r.space() + "\0" + r.key());
         return new ControlMessage.LongValue(existed ? 1 : 0);
     }
 
-    synchronized ControlMessage next(ControlMessage.RegNext r) {
+    synchronized ControlMessage next(ProcessMessage.RegNext r) {
         return new ControlMessage.LongValue(counters.merge(r.space() + "\0" + r.key(), 1L, Long::sum));
     }
 

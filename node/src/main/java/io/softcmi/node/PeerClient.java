@@ -2,6 +2,7 @@ package io.softcmi.node;
 
 import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
 import io.softcmi.wire.MessageType;
@@ -109,15 +110,15 @@ final class PeerClient {
                 out = java.nio.channels.Channels.newChannel(s.getOutputStream());
             }
             java.nio.channels.ReadableByteChannel in = java.nio.channels.Channels.newChannel(inStream);
-            FrameIO.write(out, MessageType.toFrame(new ControlMessage.PeerHello(myId, nonce), 1));
-            if (!(read(in) instanceof ControlMessage.PeerChallenge c)
+            FrameIO.write(out, MessageType.toFrame(new PeerMessage.PeerHello(myId, nonce), 1));
+            if (!(read(in) instanceof PeerMessage.PeerChallenge c)
                     || !state.clusterKey.verify(c.proof(), "peer-callee", nonce, c.nodeId(), myId)
                     || !java.util.Arrays.equals(c.nodeId(), peer.nodeId())) {
                 LOG.log(System.Logger.Level.WARNING, "refused node {0}: it did not prove the cluster key (or is another node)",
                     peer);
                 throw new IOException("node " + peer + " failed to prove the cluster key (or is another node)");
             }
-            FrameIO.write(out, MessageType.toFrame(new ControlMessage.PeerProof(
+            FrameIO.write(out, MessageType.toFrame(new PeerMessage.PeerProof(
                 state.clusterKey.mac("peer-caller", c.nonce(), myId, c.nodeId())), 2));
             return new Link(ch, in, out);
         } catch (IOException | RuntimeException e) {

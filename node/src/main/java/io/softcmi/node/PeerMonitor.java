@@ -2,6 +2,7 @@ package io.softcmi.node;
 
 import io.softcmi.cmi.internal.NodeAddressImpl;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.Map;
@@ -12,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The failure detector between daemons (issue 8): a node watches every peer it shares an
  * export/import relationship with, by heartbeats over one authenticated peer connection per peer
- * ({@link ControlMessage.PeerPing}, answered at once by the peer's listener without the engine's
+ * ({@link PeerMessage.PeerPing}, answered at once by the peer's listener without the engine's
  * lock). A peer not heard from for {@code --suspect-after} milliseconds (default 1000) is
  * <em>suspected</em>; heard again, it <em>recovers</em>; silent for {@code --dead-after}
  * milliseconds (default 5000) it is <em>declared dead</em>, which is final for the relationships
@@ -71,7 +72,7 @@ final class PeerMonitor implements AutoCloseable {
         }
 
         private void ping() {
-            ControlMessage ping = new ControlMessage.PeerPing(state.address.toBytes());
+            ControlMessage ping = new PeerMessage.PeerPing(state.address.toBytes());
             int timeout = (int) Math.max(50, suspectNanos / 1_000_000);
             while (!stopped && !closed) {
                 try (PeerClient.Link link = peers.open(peer, timeout)) {

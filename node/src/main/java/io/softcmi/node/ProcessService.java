@@ -1,6 +1,7 @@
 package io.softcmi.node;
 
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.ProcessMessage;
 import java.io.File;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -13,12 +14,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Processes started by the node for its clients ({@link ControlMessage.ProcSpawn}): a general
+ * Processes started by the node for its clients ({@link ProcessMessage.ProcSpawn}): a general
  * engine mechanism (VMMC's {@code cfgvmmc run} and {@code vmmc_Spawn} use it). The node starts
  * the process with {@link ProcessBuilder}, gives it a node-unique logical pid (1, 2, ...) and
  * keeps a record (group, logical pid, OS pid, name, command, state, exit code) that outlives the
  * client that asked. The process's environment is the node's, with {@code SOFTCMI_NODE} set to
- * the node's directory, then the request's additions. {@link ControlMessage.ProcKill} ends a group or one process,
+ * the node's directory, then the request's additions. {@link ProcessMessage.ProcKill} ends a group or one process,
  * {@code cmiadm runs} lists the records. At {@link #shutdown} the node ends every process it
  * started that still runs. Records of exited processes are kept, the oldest dropped beyond
  * {@link #MAX_EXITED}. Thread-safe (its own monitor; not under the engine's lock: starting a
@@ -69,7 +70,7 @@ final class ProcessService {
      * @return {@code [logicalPid, osPid]}
      * @throws NodeException {@code CMI_ERR_INVAL} if the command is empty or cannot be started
      */
-    ControlMessage spawn(ControlMessage.ProcSpawn r) {
+    ControlMessage spawn(ProcessMessage.ProcSpawn r) {
         if (r.argv().isEmpty()) {
             throw NodeException.inval("spawn: no command");
         }
@@ -128,7 +129,7 @@ final class ProcessService {
      * @param r the request: a group, and one logical pid or 0 for all
      * @return the number of processes signalled
      */
-    synchronized ControlMessage kill(ControlMessage.ProcKill r) {
+    synchronized ControlMessage kill(ProcessMessage.ProcKill r) {
         long n = 0;
         for (Record rec : records.values()) {
             if (rec.group.equals(r.group()) && (r.logicalPid() == 0 || rec.pid == r.logicalPid()) && !rec.exited
@@ -148,7 +149,7 @@ final class ProcessService {
      * @return {@code [osPid, running, exitCode]}
      * @throws NodeException {@code CMI_ERR_INVAL} if the node knows no such process
      */
-    synchronized ControlMessage status(ControlMessage.ProcStatus r) {
+    synchronized ControlMessage status(ProcessMessage.ProcStatus r) {
         Record rec = records.get(r.logicalPid());
         if (rec == null) {
             throw NodeException.inval("no process " + r.logicalPid() + " started by this node");

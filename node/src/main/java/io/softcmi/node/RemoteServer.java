@@ -2,6 +2,7 @@ package io.softcmi.node;
 
 import io.softcmi.wire.ClusterTls;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
 import io.softcmi.wire.MessageType;
@@ -112,7 +113,7 @@ final class RemoteServer implements AutoCloseable {
     private void servePeer(SocketChannel ch, boolean tls) throws IOException {
         Thread reader = Thread.currentThread();
         Thread watchdog = Thread.ofVirtual().start(() -> closeIfSlow(ch, reader));
-        ControlMessage.PeerHello hello;
+        PeerMessage.PeerHello hello;
         ReadableByteChannel in = ch;
         WritableByteChannel out = ch;
         java.net.SocketAddress remote = ch.getRemoteAddress(); // still known once a failed handshake closed it
@@ -131,17 +132,17 @@ final class RemoteServer implements AutoCloseable {
                 out = Channels.newChannel(s.getOutputStream());
             }
             Frame f = FrameIO.read(in, MAX_PEER_FRAME);
-            if (f == null || !(MessageType.decode(f) instanceof ControlMessage.PeerHello h)) {
+            if (f == null || !(MessageType.decode(f) instanceof PeerMessage.PeerHello h)) {
                 return; // hung up (or spoke nonsense) before authenticating: nothing to log
             }
             hello = h;
             byte[] myId = state.address.nodeId();
             byte[] nonce = new byte[16];
             state.random.nextBytes(nonce);
-            FrameIO.write(out, MessageType.toFrame(new ControlMessage.PeerChallenge(myId, nonce,
+            FrameIO.write(out, MessageType.toFrame(new PeerMessage.PeerChallenge(myId, nonce,
                 state.clusterKey.mac("peer-callee", hello.nonce(), myId, hello.nodeId())), f.correlationId()));
             Frame p = FrameIO.read(in, MAX_PEER_FRAME);
-            if (p == null || !(MessageType.decode(p) instanceof ControlMessage.PeerProof proof)
+            if (p == null || !(MessageType.decode(p) instanceof PeerMessage.PeerProof proof)
                     || !state.clusterKey.verify(proof.proof(), "peer-caller", nonce, hello.nodeId(), myId)) {
                 LOG.log(Level.WARNING, "refused peer {0} at {1}: it did not prove the cluster key (or hung up after checking ours)",
                     HexFormat.of().formatHex(hello.nodeId()), ch.getRemoteAddress());
@@ -159,7 +160,7 @@ final class RemoteServer implements AutoCloseable {
             }
             ControlMessage request = MessageType.decode(req);
             // Heartbeats are answered here, without the engine's lock: they measure the daemon's liveness.
-            ControlMessage reply = request instanceof ControlMessage.PeerPing ? new ControlMessage.Ok()
+            ControlMessage reply = request instanceof PeerMessage.PeerPing ? new ControlMessage.Ok()
                 : engine.handlePeer(request, hello.nodeId());
             FrameIO.write(out, MessageType.toFrame(reply, req.correlationId()));
         }

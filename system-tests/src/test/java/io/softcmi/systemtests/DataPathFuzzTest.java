@@ -8,6 +8,7 @@ import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.RemoteSegmentHandle;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
 import io.softcmi.wire.DataProtocol;
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
@@ -184,19 +185,19 @@ class DataPathFuzzTest {
      */
     private static List<byte[]> garbagePeerFrames(Random r, int kind) {
         List<byte[]> frames = new ArrayList<>();
-        byte[] hello = encode(new ControlMessage.PeerHello(bytes(r, 16), bytes(r, 16)));
+        byte[] hello = encode(new PeerMessage.PeerHello(bytes(r, 16), bytes(r, 16)));
         switch (kind) {
             case 0 -> frames.add(bytes(r, 1 + r.nextInt(300)));
             case 1 -> frames.add(encode(new Frame(r.nextInt(256), r.nextInt(2), r.nextLong(), bytes(r, r.nextInt(200)))));
-            case 2 -> frames.add(encode(new ControlMessage.PeerImport(1, 1, r.nextBoolean(), bytes(r, 40), r.nextLong(), 1)));
+            case 2 -> frames.add(encode(new PeerMessage.PeerImport(1, 1, r.nextBoolean(), bytes(r, 40), r.nextLong(), 1)));
             case 3 -> {
                 frames.add(hello);
                 frames.add(bytes(r, 1 + r.nextInt(100)));
             }
             default -> {
                 frames.add(hello);
-                frames.add(encode(new ControlMessage.PeerProof(bytes(r, 32))));
-                frames.add(encode(new ControlMessage.PeerImport(1, 1, false, bytes(r, 40), 7, 1)));
+                frames.add(encode(new PeerMessage.PeerProof(bytes(r, 32))));
+                frames.add(encode(new PeerMessage.PeerImport(1, 1, false, bytes(r, 40), 7, 1)));
             }
         }
         return frames;

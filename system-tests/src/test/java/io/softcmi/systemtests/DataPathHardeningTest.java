@@ -16,6 +16,7 @@ import io.softcmi.cmi.internal.TicketProof;
 import io.softcmi.node.NodeConfig;
 import io.softcmi.node.NodeDaemon;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.PeerMessage;
 import io.softcmi.wire.DataProtocol;
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
@@ -77,13 +78,13 @@ class DataPathHardeningTest {
             s.getOutputStream().write('P');
             byte[] nonce = new byte[16];
             new SecureRandom().nextBytes(nonce);
-            send(s, new ControlMessage.PeerHello(myId, nonce));
-            ControlMessage.PeerChallenge ch = (ControlMessage.PeerChallenge) receive(s);
-            send(s, new ControlMessage.PeerProof(TicketProof.hmac(key, "peer-caller", ch.nonce(), myId, ch.nodeId())));
+            send(s, new PeerMessage.PeerHello(myId, nonce));
+            PeerMessage.PeerChallenge ch = (PeerMessage.PeerChallenge) receive(s);
+            send(s, new PeerMessage.PeerProof(TicketProof.hmac(key, "peer-caller", ch.nonce(), myId, ch.nodeId())));
             // Authenticated as B, but claiming to import for a made-up node C.
             byte[] claimed = h.home().toBytes().clone();
             byte[] forged = NodeAddressBytes.withId(claimed, new byte[16]);
-            send(s, new ControlMessage.PeerImport(h.segmentId(), h.generation(), false, forged, 77, 1));
+            send(s, new PeerMessage.PeerImport(h.segmentId(), h.generation(), false, forged, 77, 1));
             ControlMessage reply = receive(s);
             assertTrue(reply instanceof ControlMessage.ErrorReply e && e.code() == CmiError.PERM.ordinal(),
                 "a peer importing for another node is refused with PERM, got " + reply);

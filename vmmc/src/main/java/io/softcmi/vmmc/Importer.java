@@ -12,7 +12,11 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-/** vmmc_ImportRecvBuf: finds the export in the session directory, then {@code seg_imp}, {@code seg_set_token}, {@code seg_at}. */
+/**
+ * The import calls: vmmc_ImportRecvBuf (finds the export in the session directory, then
+ * {@code seg_imp}, {@code seg_set_token}, {@code seg_at}), the status of an asynchronous import,
+ * and vmmc_UnimportRecvBuf.
+ */
 final class Importer {
     /** @return how long an import waits for its export: {@code vmmc.importTimeoutMs}, default 30 s */
     static long timeoutNanos() {
@@ -63,5 +67,52 @@ final class Importer {
         ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m);
         v.destSpace.add(h);
         return h;
+    }
+
+    /** {@code vmmc_ImportRecvBufStatus}, as documented on {@link Vmmc#importRecvBufStatus}. */
+    static ImportHandle status(Vmmc v, ImportRequest r) {
+        if (r == null || r.owner != v) {
+            throw new VmmcException(VmmcResult.BAD_ASYNC_HANDLE, "not an import request of this process");
+        }
+        if (!r.result.isDone()) {
+            throw new VmmcException(VmmcResult.IN_PROGRESS, "import");
+        }
+        synchronized (r) {
+            if (r.reported) {
+                throw new VmmcException(VmmcResult.STATE_HANDLE, "import already reported");
+            }
+            r.reported = true;
+        }
+        try {
+            return r.result.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof VmmcException x) {
+                throw x;
+            }
+            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, String.valueOf(e.getCause()));
+        }
+    }
+
+    /** {@code vmmc_UnimportRecvBuf}, as documented on {@link Vmmc#unimportRecvBuf}. */
+    static void unimport(Vmmc v, ImportHandle h) {
+        if (h == null || h.owner != v) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "not an import handle of this process");
+        }
+        if (!h.live) {
+            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "already unimported");
+        }
+        v.async.drain();
+        VmmcException earlier = v.window.drain();
+        if (earlier != null) {
+            v.debug("unimport: " + earlier.getMessage());
+        }
+        h.live = false;
+        v.destSpace.remove(h);
+        try {
+            v.ctx.segDt(h.mapping);
+            v.ctx.segRemove(h.segment);
+        } catch (CmiException e) {
+            v.debug("unimport cleanup: " + e.getMessage());
+        }
     }
 }

@@ -1,28 +1,19 @@
 package io.softcmi.vmmc;
 
-import io.softcmi.cmi.Access;
 import io.softcmi.cmi.Cmi;
 import io.softcmi.cmi.CmiAccessException;
 import io.softcmi.cmi.CmiContext;
-import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
-import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.CmiVersion;
-import io.softcmi.cmi.ExportAttr;
-import io.softcmi.cmi.NodeAddress;
-import io.softcmi.cmi.RemoteSegmentHandle;
 import io.softcmi.cmi.notify.Notifications;
 import io.softcmi.vmmc.internal.Directory;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A process's VMMC endpoint (the {@code vmmc_*} calls), on the public CMI API. A receive buffer
@@ -48,7 +39,7 @@ public final class Vmmc implements AutoCloseable {
     final Async async;
     final SendWindow window = new SendWindow();
     private final CmiMapping wakeMapping;
-    private final Map<Integer, ExportHandle> exports = new ConcurrentHashMap<>();
+    private final Exports exports = new Exports(this);
     /** Processes started by {@link #spawn}; {@link #close} waits for them (60 s), then ends those left. */
     final List<Spawner.Child> children = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile int debugLevel;
@@ -213,71 +204,7 @@ public final class Vmmc implements AutoCloseable {
     public synchronized ExportHandle exportRecvBuf(MemorySegment buf, long nwords, int rbufid, VmmcCallback proc,
             Set<BufFlag> flags, int perm) {
         debug("ExportRecvBuf id=" + rbufid + " nwords=" + nwords);
-        if (nwords <= 0 || nwords > 0x7FFF_FFFFL) {
-            throw new VmmcException(VmmcResult.BAD_SIZE, "nwords " + nwords);
-        }
-        if (buf == null || flags == null) {
-            throw new VmmcException(VmmcResult.BAD_ARG, "null buffer or flags");
-        }
-        if (buf.address() % WORD != 0) {
-            throw new VmmcException(VmmcResult.BAD_ALIGNMENT, "buffer address");
-        }
-        if (buf.byteSize() < nwords * WORD) {
-            throw new VmmcException(VmmcResult.BAD_ARG, "buffer holds fewer than " + nwords + " words");
-        }
-        int modes = (flags.contains(BufFlag.WRITE_ONLY) ? 1 : 0) + (flags.contains(BufFlag.READ_ONLY) ? 1 : 0)
-            + (flags.contains(BufFlag.READWRITE) ? 1 : 0);
-        if (modes != 1) {
-            throw new VmmcException(VmmcResult.BAD_ARG, "flags need exactly one of WRITE_ONLY, READ_ONLY, READWRITE: " + flags);
-        }
-        if (perm != 0) {
-            throw new VmmcException(VmmcResult.NOT_IMPLEMENTED, "export permissions");
-        }
-        if (exports.containsKey(rbufid)) {
-            throw new VmmcException(VmmcResult.BUF_ALREADY_EXISTS, "rbufid " + rbufid);
-        }
-        for (ExportHandle e : exports.values()) {
-            if (overlaps(e.buf.asSlice(0, e.nwords * WORD), buf.asSlice(0, nwords * WORD))) {
-                throw new VmmcException(VmmcResult.OVERLAPPED_BUFS, "with rbufid " + e.rbufid);
-            }
-        }
-        Set<Access> access = flags.contains(BufFlag.READ_ONLY) ? EnumSet.of(Access.READ)
-            : flags.contains(BufFlag.WRITE_ONLY) ? EnumSet.of(Access.WRITE) : EnumSet.of(Access.READ, Access.WRITE);
-        long bytes = (nwords * WORD + 8 + PAGE - 1) / PAGE * PAGE;
-        CmiSegment seg;
-        try {
-            seg = ctx.segGet(bytes, Set.of());
-        } catch (CmiException e) {
-            throw new VmmcException(VmmcResult.NO_MEM, e.getMessage());
-        }
-        CmiMapping m = ctx.segAt(seg, Set.of());
-        m.put(0, buf.asSlice(0, nwords * WORD));
-        RemoteSegmentHandle rh = ctx.segExp(seg, EnumSet.of(ExportAttr.WRITE_THROUGH));
-        CmiToken token = ctx.tokNew(seg, NodeAddress.ANY, access);
-        ExportHandle h = new ExportHandle(this, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token);
-        receiver.bySegment.put(seg.id(), h);
-        exports.put(rbufid, h);
-        directory.publish(myHostName(), session.pid(), rbufid,
-            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes()));
-        return h;
-    }
-
-    private static boolean overlaps(MemorySegment a, MemorySegment b) {
-        if (a.isNative() != b.isNative()) {
-            return false;
-        }
-        if (!a.isNative() && a.heapBase().orElse(null) != b.heapBase().orElse(null)) {
-            return false;
-        }
-        return a.address() < b.address() + b.byteSize() && b.address() < a.address() + a.byteSize();
-    }
-
-    static String flagNames(Set<BufFlag> flags) {
-        StringBuilder sb = new StringBuilder();
-        for (BufFlag f : flags) {
-            sb.append(sb.isEmpty() ? "" : ",").append(f.name());
-        }
-        return sb.toString();
+        return exports.export(buf, nwords, rbufid, proc, flags, perm);
     }
 
     /**
@@ -290,31 +217,7 @@ public final class Vmmc implements AutoCloseable {
      *         unexported; BLOCKED_NOTIFICATIONS if blocked notifications for it are queued
      */
     public synchronized void unexportRecvBuf(ExportHandle h) {
-        checkExport(h);
-        if (receiver.hasPendingFor(h)) {
-            throw new VmmcException(VmmcResult.BLOCKED_NOTIFICATIONS, "rbufid " + h.rbufid);
-        }
-        h.live = false;
-        exports.remove(h.rbufid);
-        receiver.bySegment.remove(h.segment.id());
-        directory.withdraw(myHostName(), session.pid(), h.rbufid);
-        try {
-            ctx.tokDel(h.token);
-            ctx.rsegDel(h.remote);
-            ctx.segDt(h.mapping);
-            ctx.segRemove(h.segment);
-        } catch (CmiException e) {
-            debug("unexport cleanup: " + e.getMessage());
-        }
-    }
-
-    private void checkExport(ExportHandle h) {
-        if (h == null || h.owner != this) {
-            throw new VmmcException(VmmcResult.BAD_ARG, "not an export handle of this process");
-        }
-        if (!h.live) {
-            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "rbufid " + h.rbufid + " is unexported");
-        }
+        exports.unexport(h);
     }
 
     // ---- imports ----
@@ -360,26 +263,7 @@ public final class Vmmc implements AutoCloseable {
      *         request; STATE_HANDLE if its completion was already reported; the import's error
      */
     public ImportHandle importRecvBufStatus(ImportRequest r) {
-        if (r == null || r.owner != this) {
-            throw new VmmcException(VmmcResult.BAD_ASYNC_HANDLE, "not an import request of this process");
-        }
-        if (!r.result.isDone()) {
-            throw new VmmcException(VmmcResult.IN_PROGRESS, "import");
-        }
-        synchronized (r) {
-            if (r.reported) {
-                throw new VmmcException(VmmcResult.STATE_HANDLE, "import already reported");
-            }
-            r.reported = true;
-        }
-        try {
-            return r.result.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof VmmcException v) {
-                throw v;
-            }
-            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, String.valueOf(e.getCause()));
-        }
+        return Importer.status(this, r);
     }
 
     /**
@@ -389,25 +273,7 @@ public final class Vmmc implements AutoCloseable {
      * @throws VmmcException BAD_ARG for a foreign handle; BAD_IBUF_STATE if already unimported
      */
     public void unimportRecvBuf(ImportHandle h) {
-        if (h == null || h.owner != this) {
-            throw new VmmcException(VmmcResult.BAD_ARG, "not an import handle of this process");
-        }
-        if (!h.live) {
-            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "already unimported");
-        }
-        async.drain();
-        VmmcException earlier = window.drain();
-        if (earlier != null) {
-            debug("unimport: " + earlier.getMessage());
-        }
-        h.live = false;
-        destSpace.remove(h);
-        try {
-            ctx.segDt(h.mapping);
-            ctx.segRemove(h.segment);
-        } catch (CmiException e) {
-            debug("unimport cleanup: " + e.getMessage());
-        }
+        Importer.unimport(this, h);
     }
 
     // ---- data transfer ----
@@ -552,32 +418,8 @@ public final class Vmmc implements AutoCloseable {
      *         BAD_SIZE, BAD_ARG, BAD_ALIGNMENT
      */
     public void postRedir(ExportHandle h, long redirOffsetWords, long numWords, MemorySegment userBuf) {
-        checkExport(h);
-        if (!h.flags.contains(BufFlag.REDIRECTABLE)) {
-            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "buffer is not REDIRECTABLE");
-        }
-        if (numWords <= 0) {
-            throw new VmmcException(VmmcResult.BAD_SIZE, "numWords " + numWords);
-        }
-        if (userBuf == null || redirOffsetWords < 0 || redirOffsetWords + numWords > h.nwords
-                || userBuf.byteSize() < numWords * WORD) {
-            throw new VmmcException(VmmcResult.BAD_ARG, "redirection window or user buffer");
-        }
-        if (userBuf.address() % WORD != 0) {
-            throw new VmmcException(VmmcResult.BAD_ALIGNMENT, "user buffer");
-        }
-        synchronized (h) {
-            if (h.redirPosted) {
-                throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "a redirection is already posted");
-            }
-            h.redirBuf = userBuf;
-            h.redirOffset = redirOffsetWords;
-            h.redirWords = numWords;
-            h.redirPosted = true;
-            h.redirDone = false;
-            h.redirFirst = -1;
-            h.redirCount = 0;
-        }
+        exports.check(h);
+        Redirections.post(h, redirOffsetWords, numWords, userBuf);
     }
 
     /**
@@ -589,16 +431,8 @@ public final class Vmmc implements AutoCloseable {
      * @throws VmmcException BAD_RBUF_STATE if no redirection is posted
      */
     public Redirection endRedir(ExportHandle h) {
-        checkExport(h);
-        synchronized (h) {
-            if (!h.redirPosted) {
-                throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "no redirection posted");
-            }
-            h.redirPosted = false;
-            Redirection r = new Redirection(h.redirCount, h.redirCount == 0 ? 0 : h.redirFirst);
-            h.redirBuf = null;
-            return r;
-        }
+        exports.check(h);
+        return Redirections.end(h);
     }
 
     /**
@@ -610,11 +444,8 @@ public final class Vmmc implements AutoCloseable {
      * @throws VmmcException BAD_RBUF_STATE if the buffer is not REDIRECTABLE
      */
     public long dataEnd(ExportHandle h) {
-        checkExport(h);
-        if (!h.flags.contains(BufFlag.REDIRECTABLE)) {
-            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "buffer is not REDIRECTABLE");
-        }
-        return h.dataEnd;
+        exports.check(h);
+        return Redirections.dataEnd(h);
     }
 
     /**
@@ -624,11 +455,8 @@ public final class Vmmc implements AutoCloseable {
      * @throws VmmcException BAD_RBUF_STATE if the buffer is not REDIRECTABLE
      */
     public void clearDataEnd(ExportHandle h) {
-        checkExport(h);
-        if (!h.flags.contains(BufFlag.REDIRECTABLE)) {
-            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "buffer is not REDIRECTABLE");
-        }
-        h.dataEnd = VmmcResult.NO_SUCH_ERROR.code();
+        exports.check(h);
+        Redirections.clearDataEnd(h);
     }
 
     // ---- processes ----
@@ -681,15 +509,7 @@ public final class Vmmc implements AutoCloseable {
         if (earlier != null) {
             debug("close: " + earlier.getMessage());
         }
-        for (ExportHandle e : List.copyOf(exports.values())) {
-            try {
-                receiver.bySegment.remove(e.segment.id());
-                e.live = false;
-                directory.withdraw(myHostName(), session.pid(), e.rbufid);
-            } catch (RuntimeException x) {
-                debug("close: " + x);
-            }
-        }
+        exports.withdrawAll();
         async.close();
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
         for (Spawner.Child c : children) {

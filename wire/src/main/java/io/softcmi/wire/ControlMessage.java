@@ -1,5 +1,10 @@
 package io.softcmi.wire;
 
+import static io.softcmi.wire.WireLists.putStrings;
+import static io.softcmi.wire.WireLists.getStrings;
+import static io.softcmi.wire.WireLists.putLongs;
+import static io.softcmi.wire.WireLists.getLongs;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,10 +16,27 @@ import java.util.List;
  * <p>Payload layouts are the field order of each record, encoded with {@link WireWriter}.
  * Error codes in {@link ErrorReply} are ordinals of {@code io.softcmi.cmi.CmiError}.
  */
-public sealed interface ControlMessage {
+public sealed interface ControlMessage
+        permits ControlMessage.Hello, ControlMessage.SegGet, ControlMessage.SegLookup,
+        ControlMessage.SegAttach, ControlMessage.SegDetach, ControlMessage.SegRemove,
+        ControlMessage.SegBreak, ControlMessage.SegExport, ControlMessage.RsegDelete,
+        ControlMessage.CtlInfo, ControlMessage.CacheRsegSet, ControlMessage.CacheRsegGet,
+        ControlMessage.MemReserve, ControlMessage.MemReserveDelete, ControlMessage.MemReserveSet,
+        ControlMessage.CmapGet, ControlMessage.SegRecovery, ControlMessage.AdminList,
+        ControlMessage.AdminDeleteReservation, ControlMessage.SegImport, ControlMessage.TokNew,
+        ControlMessage.TokDel, ControlMessage.SegSetToken, ControlMessage.TicketRequest,
+        ControlMessage.TlsTrustRequest, ControlMessage.Notify, ControlMessage.CacheReport,
+        ControlMessage.ImportStatus, ControlMessage.Goodbye, ControlMessage.HelloReply,
+        ControlMessage.Ok, ControlMessage.ErrorReply, ControlMessage.SegmentReply,
+        ControlMessage.Attached, ControlMessage.LongValue, ControlMessage.BytesValue,
+        ControlMessage.LongsValue, ControlMessage.ReservationReply, ControlMessage.RangeReply,
+        ControlMessage.Table, ControlMessage.ProxyReply, ControlMessage.ProxyAttached,
+        ControlMessage.EventNotice, ControlMessage.NodeShutdown, ControlMessage.HomeDownNotice,
+        ControlMessage.FluxNotice, ControlMessage.TokenNotice, ControlMessage.NotificationNotice,
+        PeerMessage, ProcessMessage {
     /** Longest string field accepted from the wire. */
     int MAX_STRING = 4096;
-    /** Longest argument or environment entry of a {@link ProcSpawn} (class paths are long). */
+    /** Longest argument or environment entry of a {@link ProcessMessage.ProcSpawn} (class paths are long). */
     int MAX_ARGUMENT = 1 << 17;
     /** Most list entries accepted from the wire. */
     int MAX_LIST = 1 << 16;
@@ -302,79 +324,6 @@ public sealed interface ControlMessage {
         }
     }
 
-    /** Peer authentication, step 1. @param nodeId caller's node id @param nonce caller's challenge */
-    record PeerHello(byte[] nodeId, byte[] nonce) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_HELLO; }
-        public void encode(WireWriter w) { w.putBytes(nodeId).putBytes(nonce); }
-        static PeerHello decode(WireReader r) { return new PeerHello(r.getBytes(64), r.getBytes(64)); }
-    }
-
-    /**
-     * Peer authentication, step 2: the callee proves the key and challenges back.
-     *
-     * @param nodeId callee's node id
-     * @param nonce callee's challenge
-     * @param proof HMAC of the caller's challenge
-     */
-    record PeerChallenge(byte[] nodeId, byte[] nonce, byte[] proof) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_CHALLENGE; }
-        public void encode(WireWriter w) { w.putBytes(nodeId).putBytes(nonce).putBytes(proof); }
-        static PeerChallenge decode(WireReader r) { return new PeerChallenge(r.getBytes(64), r.getBytes(64), r.getBytes(64)); }
-    }
-
-    /** Peer authentication, step 3. @param proof HMAC of the callee's challenge */
-    record PeerProof(byte[] proof) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_PROOF; }
-        public void encode(WireWriter w) { w.putBytes(proof); }
-        static PeerProof decode(WireReader r) { return new PeerProof(r.getBytes(64)); }
-    }
-
-    /**
-     * A node imports one of the callee's segments.
-     *
-     * @param segId segment at the home
-     * @param generation generation from the handle
-     * @param writeThrough uncached import
-     * @param importer importing node's address bytes
-     * @param proxyId the proxy's id at the importer
-     */
-    record PeerImport(long segId, long generation, boolean writeThrough, byte[] importer, long proxyId,
-            long importerContext) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_IMPORT; }
-        public void encode(WireWriter w) { w.putLong(segId).putLong(generation).putBoolean(writeThrough).putBytes(importer).putLong(proxyId).putLong(importerContext); }
-        static PeerImport decode(WireReader r) { return new PeerImport(r.getLong(), r.getLong(), r.getBoolean(), r.getBytes(MAX_STRING), r.getLong(), r.getLong()); }
-    }
-
-    /**
-     * A heartbeat of the failure detector: the callee answers {@link Ok} at once.
-     *
-     * @param sender the calling node's address bytes (so the callee watches it back)
-     */
-    record PeerPing(byte[] sender) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_PING; }
-        public void encode(WireWriter w) { w.putBytes(sender); }
-        static PeerPing decode(WireReader r) { return new PeerPing(r.getBytes(MAX_STRING)); }
-    }
-
-    /**
-     * A context of the calling node ended (its process exited or died): the callee tells the
-     * contexts that shared segments with it ({@code CMI_EVENT_RCTXT_DOWN} at homes of its imports,
-     * {@code CMI_EVENT_HCTXT_DOWN} at importers of its segments).
-     *
-     * @param node the calling node's address bytes
-     * @param contextId the context's session id at that node
-     * @param died true if the process died (no {@code fini}): its unwritten stores are in flux
-     * @param segmentIds segments the context created at the caller (the callee's proxies of them
-     *        lose their home context)
-     */
-    record PeerContextDown(byte[] node, long contextId, boolean died, List<Long> segmentIds) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_CONTEXT_DOWN; }
-        public void encode(WireWriter w) { w.putBytes(node).putLong(contextId).putBoolean(died); putLongs(w, segmentIds); }
-        static PeerContextDown decode(WireReader r) {
-            return new PeerContextDown(r.getBytes(MAX_STRING), r.getLong(), r.getBoolean(), getLongs(r));
-        }
-    }
-
     /**
      * {@code seg_ctl(CMI_SEG_STATUS)} of an import: the node asks the home for the segment's
      * break and state. Answered with {@link SegmentReply}.
@@ -387,219 +336,11 @@ public sealed interface ControlMessage {
         static ImportStatus decode(WireReader r) { return new ImportStatus(r.getLong()); }
     }
 
-    /**
-     * A node asks a segment's home for its descriptor (break and state), for an import's status.
-     * Answered with {@link SegmentReply}.
-     *
-     * @param segId segment at the home
-     * @param generation generation from the handle
-     */
-    record PeerDescribe(long segId, long generation) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_DESCRIBE; }
-        public void encode(WireWriter w) { w.putLong(segId).putLong(generation); }
-        static PeerDescribe decode(WireReader r) { return new PeerDescribe(r.getLong(), r.getLong()); }
-    }
-
     /** The context is leaving by {@code fini}: a clean end, not a death (one-way, no reply). */
     record Goodbye() implements ControlMessage {
         public MessageType type() { return MessageType.GOODBYE; }
         public void encode(WireWriter w) { }
         static Goodbye decode(WireReader r) { return new Goodbye(); }
-    }
-
-    /** A node's proxy of the callee's segment is gone. @param segId segment @param importer node @param proxyId proxy */
-    record PeerUnimport(long segId, byte[] importer, long proxyId) implements ControlMessage {
-        public MessageType type() { return MessageType.PEER_UNIMPORT; }
-        public void encode(WireWriter w) { w.putLong(segId).putBytes(importer).putLong(proxyId); }
-        static PeerUnimport decode(WireReader r) { return new PeerUnimport(r.getLong(), r.getBytes(MAX_STRING), r.getLong()); }
-    }
-
-    /**
-     * Process service ({@code docs/architecture.md} "Processes started by the node"): the node
-     * starts a process for the client with {@link ProcessBuilder}; it outlives the client and
-     * the node ends it at shutdown. Answered with {@link LongsValue} {@code [logicalPid, osPid]}.
-     * Strings are length-prefixed UTF-8 (a 32-bit length, then the bytes), lists a 32-bit count
-     * then the strings:
-     *
-     * <pre>
-     *  +-----------+-----------+-----------+-----------+-----------+-----------+-----------+
-     *  | group     | name      | argv      | env       | workDir   | stdout    | stderr    |
-     *  | string    | string    | strings   | strings   | string    | string    | string    |
-     *  +-----------+-----------+-----------+-----------+-----------+-----------+-----------+
-     * </pre>
-     *
-     * @param group the run group the process joins (any name; {@link ProcKill} ends a group)
-     * @param name a label for listings (VMMC: {@code VMMC_<host>.<pid>})
-     * @param argv the command and its arguments
-     * @param env additions to the node's environment: {@code KEY=VALUE}, or {@code KEY} to remove one
-     * @param workDir working directory, or empty for the node's
-     * @param stdout file the output goes to (appended), or empty to discard it
-     * @param stderr file the error output goes to; equal to {@code stdout} to merge them
-     */
-    record ProcSpawn(String group, String name, List<String> argv, List<String> env, String workDir, String stdout,
-            String stderr) implements ControlMessage {
-        public MessageType type() { return MessageType.PROC_SPAWN; }
-        public void encode(WireWriter w) {
-            w.putString(group).putString(name);
-            putStrings(w, argv);
-            putStrings(w, env);
-            w.putString(workDir).putString(stdout).putString(stderr);
-        }
-        static ProcSpawn decode(WireReader r) {
-            return new ProcSpawn(r.getString(MAX_STRING), r.getString(MAX_STRING), getStrings(r, MAX_ARGUMENT),
-                getStrings(r, MAX_ARGUMENT), r.getString(MAX_STRING), r.getString(MAX_STRING), r.getString(MAX_STRING));
-        }
-    }
-
-    /**
-     * Process service: ends ({@link Process#destroy}) the running processes of a group, or one
-     * process. Answered with {@link LongValue}, the number of processes signalled.
-     *
-     * <pre>
-     *  +-----------------+-------------------------------+
-     *  | group (string)  | logicalPid (64-bit, 0 = all)  |
-     *  +-----------------+-------------------------------+
-     * </pre>
-     *
-     * @param group the run group
-     * @param logicalPid one process of the group, or 0 for all of them
-     */
-    record ProcKill(String group, long logicalPid) implements ControlMessage {
-        public MessageType type() { return MessageType.PROC_KILL; }
-        public void encode(WireWriter w) { w.putString(group).putLong(logicalPid); }
-        static ProcKill decode(WireReader r) { return new ProcKill(r.getString(MAX_STRING), r.getLong()); }
-    }
-
-    /**
-     * Process service: the state of a process the node started. Answered with
-     * {@link LongsValue} {@code [osPid, running (1 or 0), exitCode]}, or an error if the node
-     * knows no such process.
-     *
-     * <pre>
-     *  +-------------------------------+
-     *  | logicalPid (64-bit)           |
-     *  +-------------------------------+
-     * </pre>
-     *
-     * @param logicalPid the node's logical pid of the process
-     */
-    record ProcStatus(long logicalPid) implements ControlMessage {
-        public MessageType type() { return MessageType.PROC_STATUS; }
-        public void encode(WireWriter w) { w.putLong(logicalPid); }
-        static ProcStatus decode(WireReader r) { return new ProcStatus(r.getLong()); }
-    }
-
-    /**
-     * Node registry ({@code docs/architecture.md} "Node registry"): stores a record of named
-     * fields under {@code (space, key)}, kept by the node until deleted or the node stops.
-     * Answered with {@link Ok}, or an error if {@code create} and the key exists.
-     *
-     * <pre>
-     *  +----------------+----------------+-------------------------------+-----------------+
-     *  | space (string) | key (string)   | fields (strings, NAME=VALUE)  | create (1 byte) |
-     *  +----------------+----------------+-------------------------------+-----------------+
-     * </pre>
-     *
-     * @param space the record's kind (e.g. {@code session})
-     * @param key its name
-     * @param fields {@code NAME=VALUE} pairs, in listing order
-     * @param create refuse if the record exists
-     */
-    record RegPut(String space, String key, List<String> fields, boolean create) implements ControlMessage {
-        public MessageType type() { return MessageType.REG_PUT; }
-        public void encode(WireWriter w) { w.putString(space).putString(key); putStrings(w, fields); w.putBoolean(create); }
-        static RegPut decode(WireReader r) {
-            return new RegPut(r.getString(MAX_STRING), r.getString(MAX_STRING), getStrings(r), r.getBoolean());
-        }
-    }
-
-    /**
-     * Node registry: reads a record. Answered with a {@link Table} of the field names and one
-     * row of values, or no row if there is no such record.
-     *
-     * <pre>
-     *  +----------------+----------------+
-     *  | space (string) | key (string)   |
-     *  +----------------+----------------+
-     * </pre>
-     *
-     * @param space the record's kind
-     * @param key its name
-     */
-    record RegGet(String space, String key) implements ControlMessage {
-        public MessageType type() { return MessageType.REG_GET; }
-        public void encode(WireWriter w) { w.putString(space).putString(key); }
-        static RegGet decode(WireReader r) { return new RegGet(r.getString(MAX_STRING), r.getString(MAX_STRING)); }
-    }
-
-    /**
-     * Node registry: deletes a record and its counter. Answered with {@link LongValue} 1 if it
-     * existed, else 0. Same layout as {@link RegGet}.
-     *
-     * @param space the record's kind
-     * @param key its name
-     */
-    record RegDelete(String space, String key) implements ControlMessage {
-        public MessageType type() { return MessageType.REG_DELETE; }
-        public void encode(WireWriter w) { w.putString(space).putString(key); }
-        static RegDelete decode(WireReader r) { return new RegDelete(r.getString(MAX_STRING), r.getString(MAX_STRING)); }
-    }
-
-    /**
-     * Node registry: adds one to the counter of {@code (space, key)} (0 before the first call)
-     * and answers the new value as {@link LongValue}: ids unique at this node (VMMC run groups).
-     * Same layout as {@link RegGet}.
-     *
-     * @param space the counter's kind
-     * @param key its name
-     */
-    record RegNext(String space, String key) implements ControlMessage {
-        public MessageType type() { return MessageType.REG_NEXT; }
-        public void encode(WireWriter w) { w.putString(space).putString(key); }
-        static RegNext decode(WireReader r) { return new RegNext(r.getString(MAX_STRING), r.getString(MAX_STRING)); }
-    }
-
-    /**
-     * Asks the node to pass a process-service or registry request ({@link ProcSpawn},
-     * {@link ProcKill}, {@link ProcStatus}, {@link RegPut}, {@link RegGet}, {@link RegDelete},
-     * {@link RegNext}, or {@link AdminList} of {@code sessions} or {@code runs}) to the peer
-     * daemon {@code node} over the authenticated peer connection, and answers the peer's reply.
-     * The peer serves it only if it allows peer processes ({@code cmid --peer-processes yes}).
-     * A {@code node} naming the node itself is served at once.
-     *
-     * <pre>
-     *  +---------------------------+-----------------+-----------------------------------+
-     *  | node (bytes: 32-bit len,  | type (32-bit:   | payload (bytes: 32-bit length,    |
-     *  | node address bytes)       | MessageType id) | the enclosed request's payload)   |
-     *  +---------------------------+-----------------+-----------------------------------+
-     * </pre>
-     *
-     * @param node the peer's node address bytes
-     * @param requestType the enclosed request's type id
-     * @param payload the enclosed request's payload
-     */
-    record Forward(byte[] node, int requestType, byte[] payload) implements ControlMessage {
-        /**
-         * Encloses a request.
-         *
-         * @param node the peer's node address bytes
-         * @param request the request
-         * @return the forward request
-         */
-        public static Forward of(byte[] node, ControlMessage request) {
-            WireWriter w = new WireWriter();
-            request.encode(w);
-            return new Forward(node, request.type().id(), w.toByteArray());
-        }
-
-        /** @return the enclosed request @throws WireFormatException if it does not decode */
-        public ControlMessage request() {
-            return MessageType.decode(new Frame(requestType, 0, 0, payload));
-        }
-
-        public MessageType type() { return MessageType.FORWARD; }
-        public void encode(WireWriter w) { w.putBytes(node).putInt(requestType).putBytes(payload); }
-        static Forward decode(WireReader r) { return new Forward(r.getBytes(MAX_STRING), r.getInt(), r.getBytes(1 << 20)); }
     }
 
     // ---- replies ----
@@ -820,33 +561,5 @@ public sealed interface ControlMessage {
         static NotificationNotice decode(WireReader r) {
             return new NotificationNotice(r.getLong(), r.getLong(), r.getLong(), r.getBytes(MAX_STRING));
         }
-    }
-
-    private static void putStrings(WireWriter w, List<String> values) {
-        w.putInt(values.size());
-        for (String s : values) { w.putString(s); }
-    }
-
-    private static List<String> getStrings(WireReader r) {
-        return getStrings(r, MAX_STRING);
-    }
-
-    private static List<String> getStrings(WireReader r, int maxBytes) {
-        int n = r.getCount(MAX_LIST);
-        List<String> out = new ArrayList<>(Math.min(n, 1024));
-        for (int i = 0; i < n; i++) { out.add(r.getString(maxBytes)); }
-        return out;
-    }
-
-    private static void putLongs(WireWriter w, List<Long> values) {
-        w.putInt(values.size());
-        for (long v : values) { w.putLong(v); }
-    }
-
-    private static List<Long> getLongs(WireReader r) {
-        int n = r.getCount(MAX_LIST);
-        List<Long> out = new ArrayList<>(Math.min(n, 1024));
-        for (int i = 0; i < n; i++) { out.add(r.getLong()); }
-        return out;
     }
 }

@@ -56,27 +56,27 @@ class ControlMessageTest {
             new ControlMessage.SegSetToken(8, new byte[] {9, 9}),
             new ControlMessage.TicketRequest(),
             new ControlMessage.TlsTrustRequest(),
-            new ControlMessage.PeerHello(id16, new byte[32]),
-            new ControlMessage.PeerChallenge(id16, new byte[] {1, 2}, new byte[32]),
-            new ControlMessage.PeerProof(new byte[32]),
-            new ControlMessage.PeerImport(7, 3, true, handle, 21, 5),
-            new ControlMessage.PeerPing(handle),
+            new PeerMessage.PeerHello(id16, new byte[32]),
+            new PeerMessage.PeerChallenge(id16, new byte[] {1, 2}, new byte[32]),
+            new PeerMessage.PeerProof(new byte[32]),
+            new PeerMessage.PeerImport(7, 3, true, handle, 21, 5),
+            new PeerMessage.PeerPing(handle),
             new ControlMessage.ImportStatus(9),
-            new ControlMessage.PeerDescribe(7, 7),
-            new ControlMessage.PeerContextDown(handle, 5, true, List.of(7L, 8L)),
+            new PeerMessage.PeerDescribe(7, 7),
+            new PeerMessage.PeerContextDown(handle, 5, true, List.of(7L, 8L)),
             new ControlMessage.Goodbye(),
-            new ControlMessage.ProcSpawn("test/1", "VMMC_n1.1", List.of("/bin/sleep", "60"), List.of("A=b", "C"), "/tmp",
+            new ProcessMessage.ProcSpawn("test/1", "VMMC_n1.1", List.of("/bin/sleep", "60"), List.of("A=b", "C"), "/tmp",
                 "/tmp/out", "/tmp/out"),
-            new ControlMessage.ProcKill("test/1", 0),
-            new ControlMessage.ProcStatus(3),
-            new ControlMessage.RegPut("session", "test", List.of("user=alice", "hosts=n1"), true),
-            new ControlMessage.RegGet("session", "test"),
-            new ControlMessage.RegDelete("session", "test"),
-            new ControlMessage.RegNext("vmmc.run", "test"),
-            ControlMessage.Forward.of(handle, new ControlMessage.ProcKill("test/1", 2)),
+            new ProcessMessage.ProcKill("test/1", 0),
+            new ProcessMessage.ProcStatus(3),
+            new ProcessMessage.RegPut("session", "test", List.of("user=alice", "hosts=n1"), true),
+            new ProcessMessage.RegGet("session", "test"),
+            new ProcessMessage.RegDelete("session", "test"),
+            new ProcessMessage.RegNext("vmmc.run", "test"),
+            ProcessMessage.Forward.of(handle, new ProcessMessage.ProcKill("test/1", 2)),
             new ControlMessage.HomeDownNotice(handle),
             new ControlMessage.FluxNotice(7, List.of(0L, 4096L, 8192L, 12288L)),
-            new ControlMessage.PeerUnimport(7, handle, 21),
+            new PeerMessage.PeerUnimport(7, handle, 21),
             new ControlMessage.HelloReply(77, id16, "node-a", 64),
             new ControlMessage.Ok(),
             new ControlMessage.ErrorReply(5, "segment 7 is marked for deletion"),
@@ -172,10 +172,10 @@ class ControlMessageTest {
 
     @Test
     void shouldEncloseARequestInAForwardAndGetItBack() {
-        ControlMessage.ProcSpawn spawn = new ControlMessage.ProcSpawn("g", "n", List.of("java", "-cp", "x".repeat(10_000)),
+        ProcessMessage.ProcSpawn spawn = new ProcessMessage.ProcSpawn("g", "n", List.of("java", "-cp", "x".repeat(10_000)),
             List.of(), "", "", "");
-        ControlMessage.Forward f = (ControlMessage.Forward) MessageType.decode(MessageType.toFrame(
-            ControlMessage.Forward.of(new byte[] {1, 2}, spawn), 9));
+        ProcessMessage.Forward f = (ProcessMessage.Forward) MessageType.decode(MessageType.toFrame(
+            ProcessMessage.Forward.of(new byte[] {1, 2}, spawn), 9));
         assertEquals(MessageType.PROC_SPAWN.id(), f.requestType());
         assertDeepEquals(spawn, f.request(), "enclosed");
     }

@@ -3,6 +3,7 @@ package io.softcmi.vmmc.internal;
 import io.softcmi.cmi.Cmi;
 import io.softcmi.cmi.internal.NodeChannel;
 import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.ProcessMessage;
 import io.softcmi.wire.Frame;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.Optional;
  * "Processes started by the node", "Node registry"): a control connection that says Hello and
  * makes no CMI calls. VMMC's {@code cfgvmmc} and {@code vmmc_Spawn} use it. A host's daemon is
  * reached directly by its node directory, or through a local daemon that forwards the requests
- * over its peer connection ({@link ControlMessage.Forward}) by the host's node address
+ * over its peer connection ({@link ProcessMessage.Forward}) by the host's node address
  * ({@code HEX_NODE_ID@HOST:PORT}, as {@code cmiadm nodes} prints it).
  *
  * <p>Failures are {@link io.softcmi.cmi.CmiException}s with the node's error code
@@ -71,7 +72,7 @@ public final class NodeServices implements AutoCloseable {
     }
 
     private <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType) {
-        return channel.call(target == null ? request : ControlMessage.Forward.of(target, request), replyType);
+        return channel.call(target == null ? request : ProcessMessage.Forward.of(target, request), replyType);
     }
 
     /**
@@ -94,7 +95,7 @@ public final class NodeServices implements AutoCloseable {
     }
 
     /**
-     * Has the node start a process ({@link ControlMessage.ProcSpawn}).
+     * Has the node start a process ({@link ProcessMessage.ProcSpawn}).
      *
      * @param group run group
      * @param name label for listings
@@ -106,7 +107,7 @@ public final class NodeServices implements AutoCloseable {
      */
     public long[] spawn(String group, String name, List<String> argv, List<String> env, Path workDir, Path log) {
         String l = log == null ? "" : log.toAbsolutePath().toString();
-        return call(new ControlMessage.ProcSpawn(group, name, argv, env,
+        return call(new ProcessMessage.ProcSpawn(group, name, argv, env,
             workDir == null ? "" : workDir.toAbsolutePath().toString(), l, l), ControlMessage.LongsValue.class).values();
     }
 
@@ -118,7 +119,7 @@ public final class NodeServices implements AutoCloseable {
      * @return the number signalled
      */
     public long kill(String group, long logicalPid) {
-        return call(new ControlMessage.ProcKill(group, logicalPid), ControlMessage.LongValue.class).value();
+        return call(new ProcessMessage.ProcKill(group, logicalPid), ControlMessage.LongValue.class).value();
     }
 
     /**
@@ -126,7 +127,7 @@ public final class NodeServices implements AutoCloseable {
      * @return {@code [osPid, running (1/0), exitCode]}
      */
     public long[] status(long logicalPid) {
-        return call(new ControlMessage.ProcStatus(logicalPid), ControlMessage.LongsValue.class).values();
+        return call(new ProcessMessage.ProcStatus(logicalPid), ControlMessage.LongsValue.class).values();
     }
 
     /**
@@ -140,7 +141,7 @@ public final class NodeServices implements AutoCloseable {
     public void put(String space, String key, Map<String, String> fields, boolean create) {
         List<String> f = new ArrayList<>();
         fields.forEach((k, v) -> f.add(k + "=" + v));
-        call(new ControlMessage.RegPut(space, key, f, create), ControlMessage.Ok.class);
+        call(new ProcessMessage.RegPut(space, key, f, create), ControlMessage.Ok.class);
     }
 
     /**
@@ -149,7 +150,7 @@ public final class NodeServices implements AutoCloseable {
      * @return the record's fields, if it exists
      */
     public Optional<Map<String, String>> get(String space, String key) {
-        ControlMessage.Table t = call(new ControlMessage.RegGet(space, key), ControlMessage.Table.class);
+        ControlMessage.Table t = call(new ProcessMessage.RegGet(space, key), ControlMessage.Table.class);
         if (t.rows().isEmpty()) {
             return Optional.empty();
         }
@@ -162,12 +163,12 @@ public final class NodeServices implements AutoCloseable {
 
     /** @param space kind @param key name @return whether it existed */
     public boolean delete(String space, String key) {
-        return call(new ControlMessage.RegDelete(space, key), ControlMessage.LongValue.class).value() != 0;
+        return call(new ProcessMessage.RegDelete(space, key), ControlMessage.LongValue.class).value() != 0;
     }
 
     /** @param space kind @param key name @return the counter's next value (1 first) */
     public long next(String space, String key) {
-        return call(new ControlMessage.RegNext(space, key), ControlMessage.LongValue.class).value();
+        return call(new ProcessMessage.RegNext(space, key), ControlMessage.LongValue.class).value();
     }
 
     /** @param table a {@code cmiadm} table ({@code runs}, {@code sessions}) @return it */

@@ -1,0 +1,147 @@
+package io.softcmi.vmmc;
+
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.ExportAttr;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.vmmc.internal.Directory;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The receive buffers one {@link Vmmc} exports: {@code vmmc_ExportRecvBuf} and
+ * {@code vmmc_UnexportRecvBuf} (segment, token, directory entry), the check that a handle is a
+ * live export of this process, and their withdrawal when the endpoint closes. Callers hold the
+ * {@link Vmmc}'s monitor.
+ */
+final class Exports {
+    private static final int WORD = Vmmc.WORD;
+    private static final int PAGE = Vmmc.PAGE;
+
+    private final Vmmc v;
+    private final Map<Integer, ExportHandle> byId = new ConcurrentHashMap<>();
+
+    Exports(Vmmc v) {
+        this.v = v;
+    }
+
+    /** {@code vmmc_ExportRecvBuf}, as documented on {@link Vmmc#exportRecvBuf}. */
+    ExportHandle export(MemorySegment buf, long nwords, int rbufid, VmmcCallback proc, Set<BufFlag> flags, int perm) {
+        if (nwords <= 0 || nwords > 0x7FFF_FFFFL) {
+            throw new VmmcException(VmmcResult.BAD_SIZE, "nwords " + nwords);
+        }
+        if (buf == null || flags == null) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "null buffer or flags");
+        }
+        if (buf.address() % WORD != 0) {
+            throw new VmmcException(VmmcResult.BAD_ALIGNMENT, "buffer address");
+        }
+        if (buf.byteSize() < nwords * WORD) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "buffer holds fewer than " + nwords + " words");
+        }
+        int modes = (flags.contains(BufFlag.WRITE_ONLY) ? 1 : 0) + (flags.contains(BufFlag.READ_ONLY) ? 1 : 0)
+            + (flags.contains(BufFlag.READWRITE) ? 1 : 0);
+        if (modes != 1) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "flags need exactly one of WRITE_ONLY, READ_ONLY, READWRITE: " + flags);
+        }
+        if (perm != 0) {
+            throw new VmmcException(VmmcResult.NOT_IMPLEMENTED, "export permissions");
+        }
+        if (byId.containsKey(rbufid)) {
+            throw new VmmcException(VmmcResult.BUF_ALREADY_EXISTS, "rbufid " + rbufid);
+        }
+        for (ExportHandle e : byId.values()) {
+            if (overlaps(e.buf.asSlice(0, e.nwords * WORD), buf.asSlice(0, nwords * WORD))) {
+                throw new VmmcException(VmmcResult.OVERLAPPED_BUFS, "with rbufid " + e.rbufid);
+            }
+        }
+        Set<Access> access = flags.contains(BufFlag.READ_ONLY) ? EnumSet.of(Access.READ)
+            : flags.contains(BufFlag.WRITE_ONLY) ? EnumSet.of(Access.WRITE) : EnumSet.of(Access.READ, Access.WRITE);
+        long bytes = (nwords * WORD + 8 + PAGE - 1) / PAGE * PAGE;
+        CmiSegment seg;
+        try {
+            seg = v.ctx.segGet(bytes, Set.of());
+        } catch (CmiException e) {
+            throw new VmmcException(VmmcResult.NO_MEM, e.getMessage());
+        }
+        CmiMapping m = v.ctx.segAt(seg, Set.of());
+        m.put(0, buf.asSlice(0, nwords * WORD));
+        RemoteSegmentHandle rh = v.ctx.segExp(seg, EnumSet.of(ExportAttr.WRITE_THROUGH));
+        CmiToken token = v.ctx.tokNew(seg, NodeAddress.ANY, access);
+        ExportHandle h = new ExportHandle(v, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token);
+        v.receiver.bySegment.put(seg.id(), h);
+        byId.put(rbufid, h);
+        v.directory.publish(v.myHostName(), v.session.pid(), rbufid,
+            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes()));
+        return h;
+    }
+
+    private static boolean overlaps(MemorySegment a, MemorySegment b) {
+        if (a.isNative() != b.isNative()) {
+            return false;
+        }
+        if (!a.isNative() && a.heapBase().orElse(null) != b.heapBase().orElse(null)) {
+            return false;
+        }
+        return a.address() < b.address() + b.byteSize() && b.address() < a.address() + a.byteSize();
+    }
+
+    private static String flagNames(Set<BufFlag> flags) {
+        StringBuilder sb = new StringBuilder();
+        for (BufFlag f : flags) {
+            sb.append(sb.isEmpty() ? "" : ",").append(f.name());
+        }
+        return sb.toString();
+    }
+
+    /** {@code vmmc_UnexportRecvBuf}, as documented on {@link Vmmc#unexportRecvBuf}. */
+    void unexport(ExportHandle h) {
+        check(h);
+        if (v.receiver.hasPendingFor(h)) {
+            throw new VmmcException(VmmcResult.BLOCKED_NOTIFICATIONS, "rbufid " + h.rbufid);
+        }
+        h.live = false;
+        byId.remove(h.rbufid);
+        v.receiver.bySegment.remove(h.segment.id());
+        v.directory.withdraw(v.myHostName(), v.session.pid(), h.rbufid);
+        try {
+            v.ctx.tokDel(h.token);
+            v.ctx.rsegDel(h.remote);
+            v.ctx.segDt(h.mapping);
+            v.ctx.segRemove(h.segment);
+        } catch (CmiException e) {
+            v.debug("unexport cleanup: " + e.getMessage());
+        }
+    }
+
+    /** Throws BAD_ARG unless {@code h} is an export of this process, BAD_RBUF_STATE if it was unexported. */
+    void check(ExportHandle h) {
+        if (h == null || h.owner != v) {
+            throw new VmmcException(VmmcResult.BAD_ARG, "not an export handle of this process");
+        }
+        if (!h.live) {
+            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "rbufid " + h.rbufid + " is unexported");
+        }
+    }
+
+    /** On close: every export stops receiving and leaves the session directory. */
+    void withdrawAll() {
+        for (ExportHandle e : List.copyOf(byId.values())) {
+            try {
+                v.receiver.bySegment.remove(e.segment.id());
+                e.live = false;
+                v.directory.withdraw(v.myHostName(), v.session.pid(), e.rbufid);
+            } catch (RuntimeException x) {
+                v.debug("close: " + x);
+            }
+        }
+    }
+}
