@@ -124,6 +124,9 @@ class SmirunSystemTest {
             a.add(Arguments.of("Sync", np, List.of("50"), "sync: OK"));
             a.add(Arguments.of("Signal", np, List.of(), "signal: OK"));
             a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
+            if (np > 1) { // the imemcpy variant of the halo reads
+                a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify", "--overlap-halo"), "(grids identical)"));
+            }
             a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
             a.add(Arguments.of("Replicate", np, List.of(), "replicate: OK"));
             a.add(Arguments.of("Flood", np, List.of("200"), "flood: OK"));
