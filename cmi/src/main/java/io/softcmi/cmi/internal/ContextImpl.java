@@ -353,6 +353,9 @@ final class ContextImpl implements CmiContext {
     public void segRecover(CmiSegment seg, long offset, long length) {
         enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RECO) " + seg);
         segmentCalls.segRecover(seg, offset, length);
+        // The node's notice of the new ranges may come after its reply: this process's attaches
+        // see the range consistent as soon as the call returns.
+        mappings.recovered(seg.id(), offset, offset + length);
     }
 
     @Override

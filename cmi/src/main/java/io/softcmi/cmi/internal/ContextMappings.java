@@ -103,7 +103,22 @@ final class ContextMappings {
 
     /** The node announced which ranges of a local segment are in flux: every attach of it checks them. */
     void fluxChanged(long segmentId, List<Long> ranges) {
-        long[] pairs = ranges.stream().mapToLong(Long::longValue).toArray();
+        setFlux(segmentId, ranges.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /**
+     * {@code seg_ctl(CMI_SEG_RECO)} of {@code [start, end)} succeeded: the range leaves the ranges
+     * in flux of this context's attaches now, not only when the node's notice (sent after its
+     * reply) arrives.
+     */
+    synchronized void recovered(long segmentId, long start, long end) {
+        long[] pairs = fluxBySegment.get(segmentId);
+        if (pairs != null) {
+            setFlux(segmentId, FluxPairs.without(pairs, start, end));
+        }
+    }
+
+    private synchronized void setFlux(long segmentId, long[] pairs) {
         for (CmiMapping m : mappings.keySet()) {
             if (m instanceof LocalMapping lm && lm.segmentId == segmentId) {
                 lm.setFlux(pairs);
