@@ -1,23 +1,12 @@
 package io.softcmi.smi;
 
-import io.softcmi.smi.internal.Copier;
-import io.softcmi.smi.internal.Counters;
-import io.softcmi.smi.internal.Debug;
 import io.softcmi.smi.internal.Errors;
-import io.softcmi.smi.internal.Job;
-import io.softcmi.smi.internal.JobEnv;
-import io.softcmi.smi.internal.Loops;
+import io.softcmi.smi.internal.IoRedirect;
 import io.softcmi.smi.internal.Messages;
-import io.softcmi.smi.internal.Mutexes;
-import io.softcmi.smi.internal.Regions;
+import io.softcmi.smi.internal.Parts;
 import io.softcmi.smi.internal.Replication;
 import io.softcmi.smi.internal.Signals;
-import io.softcmi.smi.internal.SysInfo;
 import io.softcmi.smi.internal.Watchdog;
-import java.io.FileNotFoundException;
-import java.io.FileOutputStream;
-import java.io.FileInputStream;
-import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Set;
@@ -45,36 +34,12 @@ public final class Smi implements AutoCloseable {
     private static final Object INIT_LOCK = new Object();
     private static Smi current;
 
-    private final Job job;
-    private final Debug debug;
-    private final Regions regions;
-    private final Mutexes mutexes;
-    private final Counters counters;
-    private final Signals signals;
-    private final Messages messages;
-    private final Copier copier;
-    private final Loops loops;
-    private final Replication replication;
-    private final Watchdog watchdog;
-    private final long page;
-    private final long startNanos = System.nanoTime();
-    private long lastTimerNanos = startNanos;
+    /** This process's collaborators: each call delegates to one of them. */
+    private final Parts p;
     private boolean closed;
 
-    private Smi(Job job, Debug debug) {
-        this.job = job;
-        this.debug = debug;
-        this.page = SysInfo.pageSize(job.context().ctlInfo().protUnits());
-        this.regions = new Regions(job, page);
-        this.mutexes = new Mutexes(job);
-        job.mutexes(mutexes);
-        this.counters = new Counters(job);
-        this.signals = new Signals(job);
-        this.messages = new Messages(job);
-        this.copier = new Copier(job);
-        this.loops = new Loops(job);
-        this.replication = new Replication(job, loops);
-        this.watchdog = new Watchdog(job, job.env().watchdogSeconds());
+    private Smi(Parts p) {
+        this.p = p;
     }
 
     /**
@@ -92,20 +57,17 @@ public final class Smi implements AutoCloseable {
             if (current != null) {
                 throw Errors.fail(SmiError.OTHER, "SMI_Init was already called in this process");
             }
-            JobEnv env = JobEnv.from(System.getenv(), SysInfo.hostName());
-            Debug debug = new Debug(env.debug());
-            debug.rank(env.rank());
-            Job job = Job.start(env, debug);
-            current = new Smi(job, debug);
-            debug.log("SMI_Init done: rank " + env.rank() + " of " + env.size() + " on node " + env.procNode()[env.rank()]);
+            current = new Smi(Parts.start());
             return current;
         }
     }
 
-    private void live() {
+    /** Checks that SMI_Finalize was not called, then gives the collaborator a call delegates to. */
+    private <T> T live(T part) {
         if (closed) {
             throw Errors.fail(SmiError.NOINIT, "SMI_Finalize was called");
         }
+        return part;
     }
 
     /**
@@ -120,11 +82,7 @@ public final class Smi implements AutoCloseable {
             if (closed) {
                 return;
             }
-            job.barrier();
-            regions.freeAll();
-            copier.close();
-            watchdog.stop();
-            job.finish();
+            p.finish();
             closed = true;
             current = null;
         }
@@ -136,19 +94,14 @@ public final class Smi implements AutoCloseable {
      *
      * @param rank the target process
      */
-    public void rawAtmCas(int rank) {
-        live();
-        job.rawAtmCasRoundTrip(Errors.checkRank(rank, procSize(), "rank"));
-    }
+    public void rawAtmCas(int rank) { live(p.job()).rawAtmCasRoundTrip(Errors.checkRank(rank, procSize(), "rank")); }
 
     /**
      * Implements {@code SMI_Abort}: ends the whole application; never returns.
      *
      * @param code the exit code of the processes
      */
-    public void abort(int code) {
-        job.abort(code);
-    }
+    public void abort(int code) { p.job().abort(code); }
 
     /**
      * Implements {@code SMI_Redirect_IO}: redirects this JVM's {@code System.err}, {@code System.out}
@@ -164,23 +117,7 @@ public final class Smi implements AutoCloseable {
      *         {@link SmiError#NOINIT} after finalize
      */
     public void redirectIo(IoMode err, String errParam, IoMode out, String outParam, IoMode in, String inParam) {
-        live();
-        if (err == null || out == null || in == null) {
-            throw Errors.fail(SmiError.PARAM, "modes must not be null");
-        }
-        try {
-            if (err == IoMode.FILE) {
-                System.setErr(new PrintStream(new FileOutputStream(errParam + "." + procRank()), true));
-            }
-            if (out == IoMode.FILE) {
-                System.setOut(new PrintStream(new FileOutputStream(outParam + "." + procRank()), true));
-            }
-            if (in == IoMode.FILE) {
-                System.setIn(new FileInputStream(inParam));
-            }
-        } catch (FileNotFoundException | NullPointerException e) {
-            throw Errors.fail(SmiError.PARAM, "cannot redirect: " + e.getMessage());
-        }
+        IoRedirect.redirect(procRank(), err, errParam, out, outParam, in, inParam);
     }
 
     /**
@@ -189,10 +126,7 @@ public final class Smi implements AutoCloseable {
      * @param timeoutSeconds seconds, {@link #WATCHDOG_DISABLE} or {@link #WATCHDOG_OFF}
      * @throws SmiException {@link SmiError#PARAM} if the value is illegal
      */
-    public void watchdog(int timeoutSeconds) {
-        live();
-        watchdog.timeout(timeoutSeconds);
-    }
+    public void watchdog(int timeoutSeconds) { live(p.watchdog()).timeout(timeoutSeconds); }
 
     /**
      * Implements {@code SMI_Watchdog_callback}: {@code onAbnormalEnd} runs in this process when the
@@ -202,11 +136,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} if null
      */
     public void watchdogCallback(Runnable onAbnormalEnd) {
-        live();
-        if (onAbnormalEnd == null) {
-            throw Errors.fail(SmiError.PARAM, "callback must not be null");
-        }
-        job.abnormalEnd(onAbnormalEnd);
+        live(p.job()).abnormalEnd(Errors.nonNull(onAbnormalEnd, "callback"));
     }
 
     /**
@@ -214,26 +144,14 @@ public final class Smi implements AutoCloseable {
      *
      * @param on whether to print them
      */
-    public void debug(boolean on) {
-        debug.on(on);
-    }
+    public void debug(boolean on) { p.debug().on(on); }
 
     /** @return {@code SMI_Proc_rank} */
-    public int procRank() {
-        live();
-        return job.rank();
-    }
-
+    public int procRank() { return live(p.job()).rank(); }
     /** @return {@code SMI_Node_rank} */
-    public int nodeRank() {
-        live();
-        return job.env().procNode()[job.rank()];
-    }
-
+    public int nodeRank() { return live(p.topology()).nodeRank(); }
     /** @return {@code SMI_Local_proc_rank}: the rank among this node's processes */
-    public int localProcRank() {
-        return procRank() - firstProcOnNode(nodeRank());
-    }
+    public int localProcRank() { return live(p.topology()).localProcRank(); }
 
     /**
      * Implements {@code SMI_Proc_to_node}.
@@ -242,47 +160,16 @@ public final class Smi implements AutoCloseable {
      * @return its node's rank
      * @throws SmiException {@link SmiError#PARAM} if no such process
      */
-    public int procToNode(int rank) {
-        live();
-        return job.env().procNode()[Errors.checkRank(rank, procSize(), "proc_rank")];
-    }
+    public int procToNode(int rank) { return live(p.topology()).procToNode(rank); }
 
     /** @return {@code SMI_Proc_size} */
-    public int procSize() {
-        live();
-        return job.size();
-    }
-
+    public int procSize() { return live(p.job()).size(); }
     /** @return {@code SMI_Local_proc_size}: processes on this node */
-    public int localProcSize() {
-        return procsOn(nodeRank());
-    }
-
+    public int localProcSize() { return live(p.topology()).localProcSize(); }
     /** @return {@code SMI_Max_local_proc_size} */
-    public int maxLocalProcSize() {
-        int max = 0;
-        for (int n = 0; n < nodeSize(); n++) {
-            max = Math.max(max, procsOn(n));
-        }
-        return max;
-    }
-
-    private int procsOn(int node) {
-        live();
-        int c = 0;
-        for (int p : job.env().procNode()) {
-            if (p == node) {
-                c++;
-            }
-        }
-        return c;
-    }
-
+    public int maxLocalProcSize() { return live(p.topology()).maxLocalProcSize(); }
     /** @return {@code SMI_Node_size} */
-    public int nodeSize() {
-        live();
-        return job.env().nodeSize();
-    }
+    public int nodeSize() { return live(p.job()).env().nodeSize(); }
 
     /**
      * Implements {@code SMI_First_proc_on_node}.
@@ -291,53 +178,20 @@ public final class Smi implements AutoCloseable {
      * @return the lowest process rank on it
      * @throws SmiException {@link SmiError#PARAM} if no such node
      */
-    public int firstProcOnNode(int node) {
-        live();
-        int[] pn = job.env().procNode();
-        for (int r = 0; r < pn.length; r++) {
-            if (pn[r] == node) {
-                return r;
-            }
-        }
-        throw Errors.fail(SmiError.PARAM, "no node " + node);
-    }
+    public int firstProcOnNode(int node) { return live(p.topology()).firstProcOnNode(node); }
 
     /** @return {@code SMI_Get_node_name}: the name smirun gave this node (its host, or its pseudo-host) */
-    public String nodeName() {
-        live();
-        return job.env().nodeNames().get(nodeRank());
-    }
-
+    public String nodeName() { return live(p.topology()).nodeName(); }
     /** @return {@code SMI_Get_timer}: the current system time (since the epoch) */
-    public Duration timer() {
-        lastTimerNanos = System.nanoTime();
-        java.time.Instant now = java.time.Instant.now();
-        return Duration.ofSeconds(now.getEpochSecond(), now.getNano() / 1000 * 1000L);
-    }
-
+    public Duration timer() { return p.clock().timer(); }
     /** @return {@code SMI_Get_timespan}: time since the last {@code timer}/{@code timespan} call or since init */
-    public Duration timespan() {
-        long now = System.nanoTime();
-        Duration d = Duration.ofNanos((now - lastTimerNanos) / 1000 * 1000);
-        lastTimerNanos = now;
-        return d;
-    }
-
+    public Duration timespan() { return p.clock().timespan(); }
     /** @return {@code SMI_Get_ticks}: a high-resolution counter, in nanoseconds ({@code System.nanoTime}) */
-    public long ticks() {
-        return System.nanoTime();
-    }
-
+    public long ticks() { return p.clock().ticks(); }
     /** @return {@code SMI_Wtime}: wall-clock seconds since an arbitrary point */
-    public double wtime() {
-        return System.nanoTime() / 1e9;
-    }
-
+    public double wtime() { return p.clock().wtime(); }
     /** @return {@code SMI_Page_size}: the granularity regions are rounded to */
-    public int pageSize() {
-        live();
-        return (int) page;
-    }
+    public int pageSize() { return (int) live(p).page(); }
 
     /**
      * Implements {@code SMI_Query} for integer-valued queries (see {@link SmiQuery} for what each
@@ -353,23 +207,7 @@ public final class Smi implements AutoCloseable {
         if (q == SmiQuery.SMI_INITIALIZED) {
             return closed ? 0 : 1;
         }
-        live();
-        return switch (q) {
-            case SCI_STREAMBUFSIZE, SCI_NBRSTREAMBUFS, SCI_ADAPTERTYPE, SCI_DEFADAPTER, SCI_NEXTADAPTER -> 0;
-            case SCI_PACKETSIZE -> 8;
-            case SCI_NBRADAPTERS -> 1;
-            case SCI_ID -> nodeRank();
-            case SCI_PROC_ID -> procToNode(arg);
-            case SCI_CONNECTION_STATE -> job.bootstrapReachable() ? SmiError.SUCCESS.code() : SmiError.PENDING.code();
-            case SMI_REGION_CONNECTED -> regions.connected(arg) ? 1 : 0;
-            case SMI_REGION_SGMT_ID -> regions.byId(arg).sgmtId();
-            case SMI_REGION_ADPT -> regions.allLocal(arg) ? -1 : 0;
-            case SYS_NBRCPUS -> Runtime.getRuntime().availableProcessors();
-            case SYS_CPUFREQ -> SysInfo.cpuMhz();
-            case SYS_PAGESIZE -> page;
-            case SCI_API_VERSION -> throw Errors.fail(SmiError.PARAM, "SCI_API_VERSION is string-valued: use queryString");
-            case SMI_INITIALIZED -> 1;
-        };
+        return live(p.queries()).query(q, arg);
     }
 
     /**
@@ -379,13 +217,7 @@ public final class Smi implements AutoCloseable {
      * @return the transport's version string
      * @throws SmiException {@link SmiError#PARAM} for another query
      */
-    public String queryString(SmiQuery q) {
-        live();
-        if (q != SmiQuery.SCI_API_VERSION) {
-            throw Errors.fail(SmiError.PARAM, q + " is not string-valued");
-        }
-        return "softcmi CMI " + job.context().version() + " over TCP (no SISCI)";
-    }
+    public String queryString(SmiQuery q) { return live(p.queries()).queryString(q); }
 
     /**
      * Implements {@code SMI_Create_shreg}: collective for {@code UNDIVIDED}, {@code BLOCKED},
@@ -401,8 +233,7 @@ public final class Smi implements AutoCloseable {
      *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code REGISTER}
      */
     public SmiRegion createShreg(RegionType type, RegionInfo desc, Set<RegionFlag> flags) {
-        live();
-        return regions.create(type, desc, flags);
+        return live(p.regions()).create(type, desc, flags);
     }
 
     /**
@@ -427,25 +258,16 @@ public final class Smi implements AutoCloseable {
      * @return its region
      * @throws SmiException {@link SmiError#PARAM} if it is in no live region of this process
      */
-    public SmiRegion adrToRegion(SmiAddress a) {
-        live();
-        return regions.adrToRegion(a);
-    }
+    public SmiRegion adrToRegion(SmiAddress a) { return live(p.regions()).adrToRegion(a); }
 
     /**
      * Implements {@code SMI_Barrier}: each process counts itself in with one {@code atm_cas} at
      * the bootstrap segment's home; the last one wakes the others through their control segments.
      */
-    public void barrier() {
-        live();
-        job.barrier();
-    }
+    public void barrier() { live(p.job()).barrier(); }
 
     /** @return {@code SMI_Mutex_init} (collective): a mutex whose queue tail is spread over the processes */
-    public SmiMutex mutexInit() {
-        live();
-        return mutexes.create(-1);
-    }
+    public SmiMutex mutexInit() { return live(p.mutexes()).create(-1); }
 
     /**
      * Implements {@code SMI_Mutex_init_with_locality} (collective).
@@ -453,36 +275,24 @@ public final class Smi implements AutoCloseable {
      * @param rank the process whose node holds the mutex
      * @return the mutex
      */
-    public SmiMutex mutexInitWithLocality(int rank) {
-        live();
-        return mutexes.create(rank);
-    }
+    public SmiMutex mutexInitWithLocality(int rank) { return live(p.mutexes()).create(rank); }
 
     /** @return {@code SMI_Init_PC} (collective): a new progress counter, 0 everywhere */
-    public ProgressCounter initPc() {
-        live();
-        return counters.create();
-    }
+    public ProgressCounter initPc() { return live(p.counters()).create(); }
 
     /**
      * Implements {@code SMI_Signal_wait}.
      *
      * @param rank the sender, or {@link #SIGNAL_ANY}
      */
-    public void signalWait(int rank) {
-        live();
-        signals.await(rank);
-    }
+    public void signalWait(int rank) { live(p.signals()).await(rank); }
 
     /**
      * Implements {@code SMI_Signal_send}.
      *
      * @param rank the receiver, or {@link #SIGNAL_BCAST}
      */
-    public void signalSend(int rank) {
-        live();
-        signals.send(rank);
-    }
+    public void signalSend(int rank) { live(p.signals()).send(rank); }
 
     /**
      * Implements {@code SMI_Signal_setCallBack}.
@@ -492,8 +302,7 @@ public final class Smi implements AutoCloseable {
      * @return the handle to join
      */
     public SignalHandle signalSetCallback(int rank, Runnable callback) {
-        live();
-        return signals.callback(rank, callback);
+        return live(p.signals()).callback(rank, callback);
     }
 
     /**
@@ -501,10 +310,7 @@ public final class Smi implements AutoCloseable {
      *
      * @param h the handle
      */
-    public void signalJoinCallback(SignalHandle h) {
-        live();
-        signals.join(h);
-    }
+    public void signalJoinCallback(SignalHandle h) { live(p.signals()).join(h); }
 
     /**
      * Implements {@code SMI_Send} (synchronous: returns once {@code dest} read it).
@@ -513,10 +319,7 @@ public final class Smi implements AutoCloseable {
      * @param count bytes, at most {@link #MP_MAXDATA}
      * @param dest receiver
      */
-    public void send(byte[] buf, int count, int dest) {
-        live();
-        messages.send(buf, count, dest);
-    }
+    public void send(byte[] buf, int count, int dest) { live(p.messages()).send(buf, count, dest); }
 
     /**
      * Implements {@code SMI_Isend}.
@@ -526,20 +329,14 @@ public final class Smi implements AutoCloseable {
      * @param dest receiver
      * @throws SmiException {@link SmiError#PENDING} if the previous message to {@code dest} is unread
      */
-    public void isend(byte[] buf, int count, int dest) {
-        live();
-        messages.isend(buf, count, dest);
-    }
+    public void isend(byte[] buf, int count, int dest) { live(p.messages()).isend(buf, count, dest); }
 
     /**
      * Implements {@code SMI_Send_wait}.
      *
      * @param dest receiver
      */
-    public void sendWait(int dest) {
-        live();
-        messages.sendWait(dest);
-    }
+    public void sendWait(int dest) { live(p.messages()).sendWait(dest); }
 
     /**
      * Implements {@code SMI_Recv}.
@@ -548,10 +345,7 @@ public final class Smi implements AutoCloseable {
      * @param count bytes
      * @param src sender
      */
-    public void recv(byte[] buf, int count, int src) {
-        live();
-        messages.recv(buf, count, src);
-    }
+    public void recv(byte[] buf, int count, int src) { live(p.messages()).recv(buf, count, src); }
 
     /**
      * Implements {@code SMI_Sendrecv}.
@@ -561,10 +355,7 @@ public final class Smi implements AutoCloseable {
      * @param count bytes each way
      * @param peer the other process
      */
-    public void sendrecv(byte[] s, byte[] r, int count, int peer) {
-        live();
-        messages.sendrecv(s, r, count, peer);
-    }
+    public void sendrecv(byte[] s, byte[] r, int count, int peer) { live(p.messages()).sendrecv(s, r, count, peer); }
 
     /**
      * Implements {@code SMI_Memcpy} between region addresses.
@@ -575,8 +366,7 @@ public final class Smi implements AutoCloseable {
      * @param flags {@code NOBARRIER}, {@code FAST}, ...
      */
     public void memcpy(SmiAddress dst, SmiAddress src, long size, Set<MemcpyFlag> flags) {
-        live();
-        copier.copy(new Copier.RegionEnd(dst), new Copier.RegionEnd(src), size, flags);
+        live(p.transfers()).memcpy(dst, src, size, flags);
     }
 
     /**
@@ -588,8 +378,7 @@ public final class Smi implements AutoCloseable {
      * @param flags flags
      */
     public void memcpy(SmiAddress dst, MemorySegment src, long size, Set<MemcpyFlag> flags) {
-        live();
-        copier.copy(new Copier.RegionEnd(dst), new Copier.MemoryEnd(src), size, flags);
+        live(p.transfers()).memcpy(dst, src, size, flags);
     }
 
     /**
@@ -601,8 +390,7 @@ public final class Smi implements AutoCloseable {
      * @param flags flags
      */
     public void memcpy(MemorySegment dst, SmiAddress src, long size, Set<MemcpyFlag> flags) {
-        live();
-        copier.copy(new Copier.MemoryEnd(dst), new Copier.RegionEnd(src), size, flags);
+        live(p.transfers()).memcpy(dst, src, size, flags);
     }
 
     /**
@@ -615,8 +403,7 @@ public final class Smi implements AutoCloseable {
      * @return the handle
      */
     public MemcpyHandle imemcpy(SmiAddress dst, SmiAddress src, long size, Set<MemcpyFlag> flags) {
-        live();
-        return copier.post(new Copier.RegionEnd(dst), new Copier.RegionEnd(src), size, flags);
+        return live(p.transfers()).imemcpy(dst, src, size, flags);
     }
 
     /**
@@ -630,8 +417,7 @@ public final class Smi implements AutoCloseable {
      * @return the handle
      */
     public MemcpyHandle imemcpy(SmiAddress dst, MemorySegment src, long size, Set<MemcpyFlag> flags) {
-        live();
-        return copier.post(new Copier.RegionEnd(dst), new Copier.MemoryEnd(src), size, flags);
+        return live(p.transfers()).imemcpy(dst, src, size, flags);
     }
 
     /**
@@ -645,8 +431,7 @@ public final class Smi implements AutoCloseable {
      * @return the handle
      */
     public MemcpyHandle imemcpy(MemorySegment dst, SmiAddress src, long size, Set<MemcpyFlag> flags) {
-        live();
-        return copier.post(new Copier.MemoryEnd(dst), new Copier.RegionEnd(src), size, flags);
+        return live(p.transfers()).imemcpy(dst, src, size, flags);
     }
 
     /**
@@ -655,10 +440,7 @@ public final class Smi implements AutoCloseable {
      * @param h the handle
      * @throws SmiException {@link SmiError#TRANSFER} if the copy failed; {@link SmiError#PARAM} for a bad handle
      */
-    public void memwait(MemcpyHandle h) {
-        live();
-        copier.await(h);
-    }
+    public void memwait(MemcpyHandle h) { live(p.transfers()).memwait(h); }
 
     /**
      * Implements {@code SMI_MemwaitAll}.
@@ -667,24 +449,7 @@ public final class Smi implements AutoCloseable {
      * @return the status of each ({@code SUCCESS} or {@code TRANSFER})
      * @throws SmiException {@link SmiError#OTHER} if one failed (statuses in its message)
      */
-    public SmiError[] memwaitAll(MemcpyHandle... hs) {
-        live();
-        SmiError[] st = new SmiError[hs.length];
-        boolean ok = true;
-        for (int i = 0; i < hs.length; i++) {
-            try {
-                copier.await(hs[i]);
-                st[i] = SmiError.SUCCESS;
-            } catch (SmiException e) {
-                st[i] = e.error();
-                ok = false;
-            }
-        }
-        if (!ok) {
-            throw Errors.fail(SmiError.OTHER, "some copies failed: " + java.util.Arrays.toString(st));
-        }
-        return st;
-    }
+    public SmiError[] memwaitAll(MemcpyHandle... hs) { return live(p.transfers()).memwaitAll(hs); }
 
     /**
      * Implements {@code SMI_Memtest}.
@@ -692,10 +457,7 @@ public final class Smi implements AutoCloseable {
      * @param h the handle
      * @return {@code SUCCESS}, {@code PENDING}, {@code NOTPOSTED} or {@code TRANSFER}
      */
-    public SmiError memtest(MemcpyHandle h) {
-        live();
-        return copier.test(h);
-    }
+    public SmiError memtest(MemcpyHandle h) { return live(p.transfers()).memtest(h); }
 
     /**
      * Implements {@code SMI_MemtestAll}.
@@ -703,14 +465,7 @@ public final class Smi implements AutoCloseable {
      * @param hs the handles
      * @return the status of each
      */
-    public SmiError[] memtestAll(MemcpyHandle... hs) {
-        live();
-        SmiError[] st = new SmiError[hs.length];
-        for (int i = 0; i < hs.length; i++) {
-            st[i] = copier.test(hs[i]);
-        }
-        return st;
-    }
+    public SmiError[] memtestAll(MemcpyHandle... hs) { return live(p.transfers()).memtestAll(hs); }
 
     /**
      * Implements {@code SMI_Put}: copies private memory into a region (for {@code RDMA} regions).
@@ -721,12 +476,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#BADADR} for a misaligned offset or source;
      *         {@link SmiError#PARAM} for a range outside the region
      */
-    public void put(SmiRegion rdma, long offset, MemorySegment src) {
-        live();
-        checkRdma(rdma, offset, src);
-        copier.copy(new Copier.RegionEnd(new SmiAddress(rdma, offset)), new Copier.MemoryEnd(src), src.byteSize(),
-            Set.of());
-    }
+    public void put(SmiRegion rdma, long offset, MemorySegment src) { live(p.transfers()).put(rdma, offset, src); }
 
     /**
      * Implements {@code SMI_Get}: copies from a region into private memory.
@@ -737,25 +487,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#BADADR} for a misaligned offset or destination;
      *         {@link SmiError#PARAM} for a range outside the region
      */
-    public void get(MemorySegment dst, SmiRegion rdma, long offset) {
-        live();
-        checkRdma(rdma, offset, dst);
-        copier.copy(new Copier.MemoryEnd(dst), new Copier.RegionEnd(new SmiAddress(rdma, offset)), dst.byteSize(),
-            Set.of());
-        job.context().rmb();
-    }
-
-    private static void checkRdma(SmiRegion r, long offset, MemorySegment m) {
-        if (r == null || m == null) {
-            throw Errors.fail(SmiError.PARAM, "region and memory must not be null");
-        }
-        if ((offset & 7) != 0 || (m.isNative() && (m.address() & 7) != 0)) {
-            throw Errors.fail(SmiError.BADADR, "offset and buffer must be 8-byte aligned");
-        }
-        if (offset < 0 || offset > r.size() - m.byteSize()) {
-            throw Errors.fail(SmiError.PARAM, "range [" + offset + ", +" + m.byteSize() + ") is outside the region");
-        }
-    }
+    public void get(MemorySegment dst, SmiRegion rdma, long offset) { live(p.transfers()).get(dst, rdma, offset); }
 
     /**
      * Implements {@code SMI_Check_transfer}: store barrier unless {@code NOBARRIER}, load barrier
@@ -764,18 +496,7 @@ public final class Smi implements AutoCloseable {
      * @param flags flags
      * @throws SmiException {@link SmiError#TRANSFER} if a copy failed since the last check
      */
-    public void checkTransfer(Set<CheckFlag> flags) {
-        live();
-        if (!flags.contains(CheckFlag.NOBARRIER)) {
-            job.context().wmb();
-        }
-        if (!flags.contains(CheckFlag.NOFLUSH)) {
-            job.context().rmb();
-        }
-        if (copier.failedSinceLastCheck()) {
-            throw Errors.fail(SmiError.TRANSFER, "a memory transfer failed since the last check");
-        }
-    }
+    public void checkTransfer(Set<CheckFlag> flags) { live(p.transfers()).checkTransfer(flags); }
 
     /** {@code SMI_REP_EVERYTHING}. */
     public static final int REP_EVERYTHING = Replication.REP_EVERYTHING;
@@ -817,8 +538,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} for a freed region, an unknown mode or bad parameters
      */
     public void switchToReplication(SmiRegion r, int mode, int p1, int p2, int p3) {
-        live();
-        replication.toReplication(r, mode, p1, p2, p3);
+        live(p.replication()).toReplication(r, mode, p1, p2, p3);
     }
 
     /**
@@ -834,8 +554,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} for an unknown or obsolete mode or bad parameters
      */
     public void switchToSharing(SmiRegion r, int combMode, long p1, long p2) {
-        live();
-        replication.toSharing(r, combMode, p1, p2);
+        live(p.replication()).toSharing(r, combMode, p1, p2);
     }
 
     /**
@@ -849,8 +568,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} if the region is not replicated or the mode is bad
      */
     public void ensureConsistency(SmiRegion r, int combMode, long p1, long p2) {
-        live();
-        replication.ensure(r, combMode, p1, p2);
+        live(p.replication()).ensure(r, combMode, p1, p2);
     }
 
     /**
@@ -865,8 +583,7 @@ public final class Smi implements AutoCloseable {
      *         {@link SmiError#OTHER} for a null mode; {@link SmiError#NOMEM} beyond 32 loops
      */
     public SmiLoop loopInit(int globalLow, int globalHigh, LoopMode mode) {
-        live();
-        return loops.create(globalLow, globalHigh, mode);
+        return live(p.loops()).create(globalLow, globalHigh, mode);
     }
 
     /**
@@ -874,8 +591,5 @@ public final class Smi implements AutoCloseable {
      *
      * @return the speed of each process relative to the slowest (which gets 1)
      */
-    public double[] evaluateSpeed() {
-        live();
-        return loops.evaluateSpeed();
-    }
+    public double[] evaluateSpeed() { return live(p.loops()).evaluateSpeed(); }
 }

@@ -46,4 +46,19 @@ public final class Errors {
         }
         return rank;
     }
+
+    /**
+     * Checks that an argument is given.
+     *
+     * @param value the argument
+     * @param what the parameter's name
+     * @param <T> its type
+     * @return the argument
+     */
+    public static <T> T nonNull(T value, String what) {
+        if (value == null) {
+            throw fail(SmiError.PARAM, what + " must not be null");
+        }
+        return value;
+    }
 }
