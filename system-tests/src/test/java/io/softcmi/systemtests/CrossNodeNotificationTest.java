@@ -215,47 +215,39 @@ class CrossNodeNotificationTest {
     void shouldReportARefusedPipelinedPutAndNotifyFromAwaitAndDeliverNothing() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");
-        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
-        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
-        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
-        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
-        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
-        sender.run(c -> Notifications.putAndNotifyPipelined(m, 16, word, 0, 7).await());
+        WriteThroughPage page = writeThroughPage(creator, sender);
+        sender.run(c -> Notifications.putAndNotifyPipelined(page.mapping(), 16, page.word(), 0, 7).await());
         NotificationInbox inbox = Notifications.inbox(creator.context());
-        takeOne(inbox, s.segment(), 0, 7);
-        assertEquals(42L, (long) creator.<Long>call(c -> s.mapping().getLong(16)), "the data landed before the notification");
+        takeOne(inbox, page.shared().segment(), 0, 7);
+        assertEquals(42L, (long) creator.<Long>call(c -> page.shared().mapping().getLong(16)), "the data landed before the notification");
 
-        creator.run(c -> c.tokDel(CmiToken.fromBytes(tokenBytes)));
+        creator.run(c -> c.tokDel(CmiToken.fromBytes(page.token())));
         sender.run(c -> {
-            io.softcmi.cmi.notify.PendingPut p = Notifications.putAndNotifyPipelined(m, 24, word, 0, 8); // returns: on the wire
+            io.softcmi.cmi.notify.PendingPut p = Notifications.putAndNotifyPipelined(page.mapping(), 24, page.word(), 0, 8); // returns: on the wire
             CmiAccessException e = assertThrows(CmiAccessException.class, p::await);
             assertEquals(CmiAccessError.TOKEN, e.accessError(), "the store is refused with the deleted token");
         });
         assertNull(inbox.take(Duration.ofMillis(200)), "no notification about a store that failed");
-        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(24)), "nothing was stored");
+        assertEquals(0L, (long) creator.<Long>call(c -> page.shared().mapping().getLong(24)), "nothing was stored");
     }
 
     @Test
     void shouldDeliverNoNotificationWhenTheStoreOfPutAndNotifyFails() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");
-        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
-        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
-        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
-        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
-        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
-        sender.run(c -> Notifications.putAndNotify(m, 16, word, 0, 7));
+        WriteThroughPage page = writeThroughPage(creator, sender);
+        sender.run(c -> Notifications.putAndNotify(page.mapping(), 16, page.word(), 0, 7));
         NotificationInbox inbox = Notifications.inbox(creator.context());
-        takeOne(inbox, s.segment(), 0, 7);
-        assertEquals(42L, (long) creator.<Long>call(c -> s.mapping().getLong(16)), "the data landed before the notification");
+        takeOne(inbox, page.shared().segment(), 0, 7);
+        assertEquals(42L, (long) creator.<Long>call(c -> page.shared().mapping().getLong(16)), "the data landed before the notification");
 
-        creator.run(c -> c.tokDel(CmiToken.fromBytes(tokenBytes)));
+        creator.run(c -> c.tokDel(CmiToken.fromBytes(page.token())));
         sender.run(c -> {
-            CmiAccessException e = assertThrows(CmiAccessException.class, () -> Notifications.putAndNotify(m, 24, word, 0, 8));
+            CmiAccessException e = assertThrows(CmiAccessException.class, () -> Notifications.putAndNotify(page.mapping(), 24, page.word(), 0, 8));
             assertEquals(CmiAccessError.TOKEN, e.accessError(), "the store is refused with the deleted token");
         });
         assertNull(inbox.take(Duration.ofMillis(200)), "no notification about a store that failed");
-        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(24)), "nothing was stored");
+        assertEquals(0L, (long) creator.<Long>call(c -> page.shared().mapping().getLong(24)), "nothing was stored");
     }
 
     @Test
@@ -349,5 +341,18 @@ class CrossNodeNotificationTest {
         }
         assertTrue(refused, "the home refuses notifications for a segment whose creator died");
         local.run(c -> Notifications.notify(onA, 8, 4));
+    }
+
+    /** A write-through page of {@code creator}'s, imported by {@code sender} with a READ and WRITE token, and an 8-byte source holding 42. */
+    private record WriteThroughPage(Shared shared, byte[] token, CmiMapping mapping, java.lang.foreign.MemorySegment word) {
+    }
+
+    private WriteThroughPage writeThroughPage(ContextThread creator, ContextThread sender) {
+        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
+        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
+        java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+        word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+        return new WriteThroughPage(s, tokenBytes, m, word);
     }
 }

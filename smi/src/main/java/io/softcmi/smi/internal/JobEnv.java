@@ -110,6 +110,20 @@ public record JobEnv(int rank, int size, int[] procNode, List<String> nodeNames,
     }
 
     /**
+     * @param node a node rank
+     * @return the lowest rank of a process on {@code node} (ranks of a node are consecutive), or
+     *         -1 if none runs there
+     */
+    public int firstProcOn(int node) {
+        for (int r = 0; r < procNode.length; r++) {
+            if (procNode[r] == node) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * Encodes a bootstrap descriptor for {@link #BOOTSTRAP}.
      *
      * @param ref the descriptor

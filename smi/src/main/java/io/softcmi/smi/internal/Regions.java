@@ -305,7 +305,7 @@ public final class Regions {
 
     private RegionImpl smp(RegionInfo info) {
         int myNode = nodeOf(job.rank());
-        int first = firstOnNode(myNode);
+        int first = job.env().firstProcOn(myNode); // this process runs there: never -1
         long size = Split.roundUp(info.size(), page);
         List<Split.Spec> specs = List.of(new Split.Spec(0, size, first));
         Map<Integer, Segments.Own> mine = exportOwned(first == job.rank() ? specs : List.of(), job.rank());
@@ -582,15 +582,5 @@ public final class Regions {
 
     private int nodeOf(int rank) {
         return job.env().procNode()[rank];
-    }
-
-    private int firstOnNode(int node) {
-        int[] pn = job.env().procNode();
-        for (int r = 0; r < pn.length; r++) {
-            if (pn[r] == node) {
-                return r;
-            }
-        }
-        throw Errors.fail(SmiError.PARAM, "no process on node " + node);
     }
 }

@@ -66,13 +66,11 @@ public final class Topology {
      * @return the lowest process rank on it
      */
     public int firstProcOnNode(int node) {
-        int[] pn = job.env().procNode();
-        for (int r = 0; r < pn.length; r++) {
-            if (pn[r] == node) {
-                return r;
-            }
+        int first = job.env().firstProcOn(node);
+        if (first < 0) {
+            throw Errors.fail(SmiError.PARAM, "no node " + node);
         }
-        throw Errors.fail(SmiError.PARAM, "no node " + node);
+        return first;
     }
 
     /** @return {@code SMI_Get_node_name}: the name smirun gave this node */
