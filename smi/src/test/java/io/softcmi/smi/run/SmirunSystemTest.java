@@ -276,11 +276,14 @@ class SmirunSystemTest {
      * SMI_Finalize: the wait fails with OTHER within a bounded time (it is checked every 250 ms
      * of blocking), after what rank 1 gave before (a signal, the counter at 1) was consumed, and
      * both ranks finalize. Before, both waited for ever: rank 0 in its wait, rank 1 at its last
-     * barrier, their watchdogs beating.
+     * barrier, their watchdogs beating. Each wait of the notification waker, and the two kinds
+     * (one word, any word) of the polling one ({@code SMI_WAKER=poll}).
      */
-    @ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"signal", "signalAny", "callback", "mutex", "pc"})
-    void shouldFailAWaitOnAPartnerThatEnteredFinalizeWithOther(String mode) throws Exception {
+    @ParameterizedTest(name = "{0} with the {1} waker")
+    @org.junit.jupiter.params.provider.CsvSource({"signal,notify", "signalAny,notify", "callback,notify", "mutex,notify",
+        "pc,notify", "signalAny,poll", "mutex,poll"})
+    void shouldFailAWaitOnAPartnerThatEnteredFinalizeWithOther(String mode, String waker) throws Exception {
+        extraEnv.put("SMI_WAKER", waker);
         Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", PartnerGoneRank.class.getName(), mode);
         String out = r.output();
         assertEquals(0, r.exit(), out);
