@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * One process's view of an SMI job: its CMI context, the bootstrap segment, its own control
@@ -293,7 +294,7 @@ public final class Job {
      * @param partner the process whose action ends the wait, {@link Departures#ANY} or {@link Departures#NONE}
      * @param satisfied the wait's condition, read again
      */
-    void checkWait(int partner, java.util.function.BooleanSupplier satisfied) {
+    void checkWait(int partner, BooleanSupplier satisfied) {
         checkAbort();
         departures.check(partner, satisfied);
         long k = waitingAt;
