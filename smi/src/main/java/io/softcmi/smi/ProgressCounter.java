@@ -33,7 +33,9 @@ public interface ProgressCounter {
      *
      * @param rank the process to wait for
      * @param value the value to reach, or {@link #OWN_PC}
-     * @throws SmiException {@link SmiError#PARAM} if no such rank
+     * @throws SmiException {@link SmiError#PARAM} if no such rank; {@link SmiError#OTHER} if that
+     *         process entered {@code SMI_Finalize} below the value, so it could never reach it
+     *         (checked every 256 polls of the wait). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     void waitIndividual(int rank, long value);
 
@@ -41,6 +43,8 @@ public interface ProgressCounter {
      * Implements {@code SMI_Wait_collective_PC}: waits until every process reached {@code value}.
      *
      * @param value the value, or {@link #OWN_PC}
+     * @throws SmiException {@link SmiError#OTHER} if a process entered {@code SMI_Finalize} below
+     *         the value (as {@link #waitIndividual})
      */
     void waitCollective(long value);
 }

@@ -284,6 +284,10 @@ public final class Smi implements AutoCloseable {
      * Implements {@code SMI_Signal_wait}.
      *
      * @param rank the sender, or {@link #SIGNAL_ANY}
+     * @throws SmiException {@link SmiError#PARAM} if no such rank; {@link SmiError#OTHER} if the
+     *         sender (for {@code SIGNAL_ANY} every other process) entered {@code SMI_Finalize} and
+     *         no signal of it is left, so the wait could never end (checked while the wait blocks,
+     *         every 250 ms). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public void signalWait(int rank) { live(p.signals()).await(rank); }
 
@@ -309,6 +313,9 @@ public final class Smi implements AutoCloseable {
      * Implements {@code SMI_Signal_joinCallBack}.
      *
      * @param h the handle
+     * @throws SmiException {@link SmiError#PARAM} for a bad handle; {@link SmiError#OTHER} if the
+     *         callback never ran because its sender entered {@code SMI_Finalize} first (as
+     *         {@link #signalWait})
      */
     public void signalJoinCallback(SignalHandle h) { live(p.signals()).join(h); }
 

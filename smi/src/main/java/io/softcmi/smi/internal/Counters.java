@@ -6,7 +6,9 @@ import io.softcmi.smi.SmiError;
 /**
  * {@code SMI_*_PC}: progress counters. Each process's value is a word in its own control segment,
  * written only by it (store, then store barrier). Waiting for another process's value polls that
- * word with {@link Backoff} (at most one round trip per 200 µs once the wait is long).
+ * word with {@link Backoff} (at most one round trip per 200 µs once the wait is long); every 256
+ * polls it runs the job's wait check, which fails it with {@code OTHER} if that process entered
+ * {@code SMI_Finalize} below the value ({@link Departures}).
  */
 public final class Counters {
     private final Job job;
@@ -83,7 +85,8 @@ public final class Counters {
             Backoff b = new Backoff();
             for (int n = 0; get(rank) < t; n++) {
                 if ((n & 255) == 255) {
-                    job.checkAbort();
+                    // A rank that entered SMI_Finalize below the target never reaches it.
+                    job.checkWait(rank, () -> get(rank) >= t);
                 }
                 b.idle();
             }

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * One process's view of an SMI job: its CMI context, the bootstrap segment, its own control
@@ -29,6 +30,7 @@ public final class Job {
     private final List<Segments.Foreign> peerControls = new ArrayList<>();
     private final Waker waker;
     private final Debug debug;
+    private final Departures departures;
     private long barriers;
     private volatile Runnable abnormalEnd = () -> { };
 
@@ -44,6 +46,7 @@ public final class Job {
         this.controls = new CmiMapping[env.size()];
         this.controls[env.rank()] = control.map();
         this.debug = debug;
+        this.departures = new Departures(ctx, boot, env.rank(), env.size());
         this.waker = "poll".equals(System.getenv("SMI_WAKER")) ? new PollingWaker(ctx, control.map(), this::checkWait)
             : new NotifyWaker(ctx, control.map(), this::checkWait);
     }
@@ -281,12 +284,19 @@ public final class Job {
     private volatile long waitingAt;
 
     /**
-     * Run now and then by every wait: ends the job if some process called {@code SMI_Abort}
-     * ({@link #checkAbort}), and, in a barrier, if some process finalized after fewer barriers
-     * than this one (it will never reach it).
+     * Run now and then by every wait once it has waited long enough to block (never on its fast
+     * path): ends the job if some process called {@code SMI_Abort} ({@link #checkAbort}); in a
+     * barrier, ends it if some process finalized after fewer barriers than this one (it will never
+     * reach it); and in a wait for a partner (a signal, a mutex, a progress counter), throws
+     * {@code OTHER} if the partner entered {@code SMI_Finalize} and the wait's condition is still
+     * false ({@link Departures#check}).
+     *
+     * @param partner the process whose action ends the wait, {@link Departures#ANY} or {@link Departures#NONE}
+     * @param satisfied the wait's condition, read again
      */
-    void checkWait() {
+    void checkWait(int partner, BooleanSupplier satisfied) {
         checkAbort();
+        departures.check(partner, satisfied);
         long k = waitingAt;
         if (k == 0) {
             return;
@@ -397,6 +407,20 @@ public final class Job {
             hb[r] = buf.get(ValueLayout.JAVA_LONG_UNALIGNED, 8L * r);
         }
         return hb;
+    }
+
+    /**
+     * {@code SMI_Finalize}'s start, before its barriers: tells the other processes that this one
+     * makes no more SMI calls, so their waits for it fail instead of blocking for ever
+     * ({@link Departures}). Ends the process, as {@link #checkAbort} does, if the bootstrap
+     * segment is gone.
+     */
+    public void departing() {
+        try {
+            departures.announce();
+        } catch (RuntimeException e) {
+            terminate(1, "the job's bootstrap segment is gone (" + e.getMessage() + ")");
+        }
     }
 
     /**

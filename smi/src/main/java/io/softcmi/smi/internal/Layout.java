@@ -8,6 +8,8 @@ package io.softcmi.smi.internal;
  *   8      SIZE                        number of processes
  *   16     JOINED                      processes that published their control segment (atm_cas)
  *   24     ABORT                       0, or 0x100 | exit code of the first SMI_Abort (atm_cas)
+ *   64     FINALIZING[4]               bitmap of 256 bits: bit r set once process r entered SMI_Finalize
+ *                                      (atm_cas; {@link Departures})
  *   2048   HEARTBEAT[rank]             8 bytes per process: watchdog heartbeats; when it finalized,
  *                                      FINISHED | the number of barriers it passed (negative)
  *   4096   ENTRY[rank]                 1 KiB per process: the descriptor of its control segment
@@ -41,6 +43,7 @@ final class Layout {
     static final long BOOT_SIZE = 8;
     static final long BOOT_JOINED = 16;
     static final long BOOT_ABORT = 24;
+    static final long BOOT_FINALIZING = 64;
     static final long BOOT_HEARTBEAT = 2048;
     static final long BOOT_ENTRY = 4096;
 

@@ -10,7 +10,9 @@ import io.softcmi.smi.SmiMutex;
  * queue is a word in its home process's control segment, swapped with {@code atm_cas} at the
  * home; each process's queue node lives in its own control segment. A waiter waits on its own
  * {@code LOCKED} word (local memory); the holder hands the lock to its successor by posting into
- * the successor's queue node. No process polls remote memory.
+ * the successor's queue node. No process polls remote memory. A waiter whose predecessor entered
+ * {@code SMI_Finalize} without handing the lock on gets {@code OTHER} ({@link Departures}); the
+ * mutex stays unusable (its holder is gone).
  */
 public final class Mutexes {
     private final Job job;
@@ -83,7 +85,8 @@ public final class Mutexes {
             if (pred != 0) {
                 int p = (int) pred - 1;
                 job.waker().post(job.control(p), Layout.CTRL_QNODE + 16L * id + NEXT, me);
-                job.waker().await(qnode + LOCKED, v -> v == 0);
+                // Fails with OTHER if the predecessor entered SMI_Finalize without handing the lock on.
+                job.waker().await(qnode + LOCKED, v -> v == 0, p);
             }
             held = true;
             job.context().mb();

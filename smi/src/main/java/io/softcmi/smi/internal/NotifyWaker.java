@@ -27,21 +27,22 @@ import java.util.function.LongPredicate;
  */
 final class NotifyWaker implements Waker {
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
-    /** How often a blocked waiter runs its check (abort, finished partners). */
+    /** How often a blocked waiter runs its check (abort, finished partners: {@link Waker.WaitCheck}). */
     private static final long CHECK_NS = 250_000_000L;
 
     private final CmiContext ctx;
     private final CmiMapping own;
     private final NotificationInbox inbox;
-    private final Runnable check;
+    private final WaitCheck check;
     private final SpinPolicy spin = new SpinPolicy();
 
     /**
      * @param ctx the context
      * @param own this process's control segment (created by {@code ctx}, so its notifications come here)
-     * @param check run now and then while waiting (ends the process if the job is ending)
+     * @param check run now and then once a wait blocks (ends the process if the job is ending,
+     *     fails the wait if its partner finalized)
      */
-    NotifyWaker(CmiContext ctx, CmiMapping own, Runnable check) {
+    NotifyWaker(CmiContext ctx, CmiMapping own, WaitCheck check) {
         this.ctx = ctx;
         this.own = own;
         this.inbox = Notifications.inbox(ctx);
@@ -92,42 +93,25 @@ final class NotifyWaker implements Waker {
     }
 
     @Override
-    public long await(long offset, LongPredicate done) {
-        long v = words(offset, 1, (i, x) -> done.test(x), true);
+    public long await(long offset, LongPredicate done, int partner) {
+        long v = words(offset, 1, (i, x) -> done.test(x), true, partner);
         ctx.rmb();
         return v;
     }
 
     @Override
     public long awaitLocal(long offset, LongPredicate done) {
-        return words(offset, 1, (i, x) -> done.test(x), true);
+        return words(offset, 1, (i, x) -> done.test(x), true, Departures.NONE);
     }
 
     @Override
-    public int awaitAny(long offset, int count, IndexedCondition done) {
-        int i = (int) words(offset, count, done, false);
+    public int awaitAny(long offset, int count, IndexedCondition done, int partner) {
+        int i = (int) words(offset, count, done, false, partner);
         ctx.rmb();
         return i;
     }
 
-    /**
-     * Looks at the words once.
-     *
-     * @param seen where the satisfying word's value goes
-     * @return the index of the first word that satisfies {@code done}, or -1 if none does
-     */
-    private int find(long offset, int count, IndexedCondition done, long[] seen) {
-        for (int i = 0; i < count; i++) {
-            long v = own.getLong(offset + 8L * i);
-            if (done.test(i, v)) {
-                seen[0] = v;
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private long words(long offset, int count, IndexedCondition done, boolean value) {
+    private long words(long offset, int count, IndexedCondition done, boolean value, int partner) {
         long start = System.nanoTime();
         long[] seen = new long[1];
         int i;
@@ -135,7 +119,7 @@ final class NotifyWaker implements Waker {
         // would ask every home of the context's cached imports), only one that keeps the JIT
         // from hoisting it out of the loop. The caller makes the CMI rmb once the wait is over.
         VarHandle.acquireFence();
-        if ((i = find(offset, count, done, seen)) >= 0) {
+        if ((i = Waker.find(own, offset, count, done, seen)) >= 0) {
             return value ? seen[0] : i;
         }
         // The waker's store lands before its notification: a poll catches it without the
@@ -149,7 +133,7 @@ final class NotifyWaker implements Waker {
             }
             previous = now;
             VarHandle.acquireFence();
-            if ((i = find(offset, count, done, seen)) >= 0) {
+            if ((i = Waker.find(own, offset, count, done, seen)) >= 0) {
                 spin.ended(System.nanoTime() - start);
                 return value ? seen[0] : i;
             }
@@ -160,7 +144,7 @@ final class NotifyWaker implements Waker {
             try {
                 // sleepers() ends with a full fence: the re-check below cannot read the word
                 // before SLEEPERS is visible to wakers.
-                if (find(offset, count, done, seen) < 0) {
+                if (Waker.find(own, offset, count, done, seen) < 0) {
                     inbox.take(TAKE_TIMEOUT);
                 }
             } catch (InterruptedException e) {
@@ -170,13 +154,17 @@ final class NotifyWaker implements Waker {
                 sleepers(-1);
             }
             VarHandle.acquireFence();
-            if ((i = find(offset, count, done, seen)) >= 0) {
+            if ((i = Waker.find(own, offset, count, done, seen)) >= 0) {
                 spin.ended(System.nanoTime() - start);
                 return value ? seen[0] : i;
             }
             if (System.nanoTime() - checked > CHECK_NS) {
                 checked = System.nanoTime();
-                check.run();
+                // Only here, on a blocking re-check every CHECK_NS: the poll above stays as cheap as before.
+                check.check(partner, () -> {
+                    VarHandle.acquireFence();
+                    return Waker.find(own, offset, count, done, seen) >= 0;
+                });
             }
         }
     }

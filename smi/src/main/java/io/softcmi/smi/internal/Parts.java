@@ -57,8 +57,13 @@ public record Parts(Job job, Debug debug, long page, Regions regions, Mutexes mu
         return parts;
     }
 
-    /** {@code SMI_Finalize}: a last barrier, then every region, the copy thread, the watchdog and the job go. */
+    /**
+     * {@code SMI_Finalize}: tells the others this process is leaving (their waits for it fail,
+     * {@link Job#departing}), a last barrier, then every region, the copy thread, the watchdog and
+     * the job go.
+     */
     public void finish() {
+        job.departing();
         job.barrier();
         regions.freeAll();
         copier.close();

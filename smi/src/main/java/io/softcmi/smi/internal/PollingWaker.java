@@ -14,14 +14,15 @@ import java.util.function.LongPredicate;
 final class PollingWaker implements Waker {
     private final CmiContext ctx;
     private final CmiMapping own;
-    private final Runnable check;
+    private final WaitCheck check;
 
     /**
      * @param ctx the context
      * @param own this process's control segment
-     * @param check run now and then while waiting (aborts the wait if the job is ending)
+     * @param check run every 256 polls of a wait (ends the process if the job is ending, fails the
+     *     wait if its partner finalized)
      */
-    PollingWaker(CmiContext ctx, CmiMapping own, Runnable check) {
+    PollingWaker(CmiContext ctx, CmiMapping own, WaitCheck check) {
         this.ctx = ctx;
         this.own = own;
         this.check = check;
@@ -34,41 +35,43 @@ final class PollingWaker implements Waker {
     }
 
     @Override
-    public long await(long offset, LongPredicate done) {
-        long v = awaitLocal(offset, done);
+    public long await(long offset, LongPredicate done, int partner) {
+        long v = poll(offset, 1, (i, x) -> done.test(x), true, partner);
         ctx.rmb();
         return v;
     }
 
     @Override
     public long awaitLocal(long offset, LongPredicate done) {
-        Backoff b = new Backoff();
-        for (int n = 0;; n++) {
-            VarHandle.acquireFence();
-            long v = own.getLong(offset);
-            if (done.test(v)) {
-                return v;
-            }
-            if ((n & 255) == 255) {
-                check.run();
-            }
-            b.idle();
-        }
+        return poll(offset, 1, (i, x) -> done.test(x), true, Departures.NONE);
     }
 
     @Override
-    public int awaitAny(long offset, int count, IndexedCondition done) {
+    public int awaitAny(long offset, int count, IndexedCondition done, int partner) {
+        int i = (int) poll(offset, count, done, false, partner);
+        ctx.rmb();
+        return i;
+    }
+
+    /**
+     * Polls the words until one satisfies {@code done}.
+     *
+     * @return the satisfying word's value if {@code value}, else its index
+     */
+    private long poll(long offset, int count, IndexedCondition done, boolean value, int partner) {
         Backoff b = new Backoff();
+        long[] seen = new long[1];
         for (int n = 0;; n++) {
             VarHandle.acquireFence();
-            for (int i = 0; i < count; i++) {
-                if (done.test(i, own.getLong(offset + 8L * i))) {
-                    ctx.rmb();
-                    return i;
-                }
+            int i = Waker.find(own, offset, count, done, seen);
+            if (i >= 0) {
+                return value ? seen[0] : i;
             }
             if ((n & 255) == 255) {
-                check.run();
+                check.check(partner, () -> {
+                    VarHandle.acquireFence();
+                    return Waker.find(own, offset, count, done, seen) >= 0;
+                });
             }
             b.idle();
         }

@@ -2,13 +2,16 @@ package io.softcmi.smi.internal;
 
 import io.softcmi.smi.SignalHandle;
 import io.softcmi.smi.SmiError;
+import io.softcmi.smi.SmiException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * {@code SMI_Signal_*}. Process {@code r} counts the signals it received from each sender in a
  * word of its control segment; a sender posts its new count there (one store at the home, and a
  * wake-up), a waiter waits on its own memory. Unlike SCI interrupts, a signal sent while nobody
- * waits is not lost: the next {@code signalWait} for that sender consumes it.
+ * waits is not lost: the next {@code signalWait} for that sender consumes it. A wait for a sender
+ * that entered {@code SMI_Finalize} (for {@link #ANY}: every other process did) and whose signals
+ * are all consumed fails with {@code OTHER} ({@link Departures}).
  */
 public final class Signals {
     /** {@code SMI_SIGNAL_ANY}. */
@@ -51,6 +54,8 @@ public final class Signals {
      *
      * @param rank the sender, or {@link #ANY}
      * @return the sender whose signal was consumed
+     * @throws io.softcmi.smi.SmiException {@code OTHER} if the sender (for {@link #ANY} every
+     *         other process) entered {@code SMI_Finalize} and no signal of it is left
      */
     public int await(int rank) {
         if (rank != ANY) {
@@ -59,9 +64,9 @@ public final class Signals {
         while (true) {
             int from;
             if (rank == ANY) {
-                from = job.waker().awaitAny(Layout.CTRL_SIGNAL, job.size(), (i, v) -> v > consumed.get(i));
+                from = job.waker().awaitAny(Layout.CTRL_SIGNAL, job.size(), (i, v) -> v > consumed.get(i), Departures.ANY);
             } else {
-                job.waker().await(Layout.CTRL_SIGNAL + 8L * rank, v -> v > consumed.get(rank));
+                job.waker().await(Layout.CTRL_SIGNAL + 8L * rank, v -> v > consumed.get(rank), rank);
                 from = rank;
             }
             // A callback thread may wait too: each signal is consumed once.
@@ -94,6 +99,9 @@ public final class Signals {
                 job.context().enable(true);
                 await(rank);
                 callback.run();
+            } catch (SmiException e) {
+                // The sender finalized: the callback never runs; join reports it.
+                h.failure = e;
             } finally {
                 h.done = true;
                 job.context().fini();
@@ -106,6 +114,8 @@ public final class Signals {
      * {@code SMI_Signal_joinCallBack}.
      *
      * @param h a handle of {@link #callback}
+     * @throws SmiException {@code OTHER} if the callback never ran because its wait failed (the
+     *         sender entered {@code SMI_Finalize}, {@link #await})
      */
     public void join(SignalHandle h) {
         if (!(h instanceof Callback c)) {
@@ -117,10 +127,14 @@ public final class Signals {
             Thread.currentThread().interrupt();
             throw Errors.fail(SmiError.OTHER, "interrupted while joining a signal callback");
         }
+        if (c.failure != null) {
+            throw Errors.fail(c.failure.error(), "the signal callback never ran: " + c.failure.getMessage());
+        }
     }
 
     private static final class Callback implements SignalHandle {
         volatile boolean done;
+        volatile SmiException failure;
         Thread thread;
 
         @Override

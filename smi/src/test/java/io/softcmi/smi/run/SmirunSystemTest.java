@@ -270,6 +270,48 @@ class SmirunSystemTest {
         assertFalse(out.contains("completed without"), out);
     }
 
+    /**
+     * Rank 0 of 2 (two daemons) waits on rank 1 (a signal from it, a signal from any rank, a signal
+     * callback, the mutex rank 1 holds, rank 1's progress counter at 2) while rank 1 enters
+     * SMI_Finalize: the wait fails with OTHER within a bounded time (it is checked every 250 ms
+     * of blocking), after what rank 1 gave before (a signal, the counter at 1) was consumed, and
+     * both ranks finalize. Before, both waited for ever: rank 0 in its wait, rank 1 at its last
+     * barrier, their watchdogs beating. Each wait of the notification waker, and the two kinds
+     * (one word, any word) of the polling one ({@code SMI_WAKER=poll}).
+     */
+    @ParameterizedTest(name = "{0} with the {1} waker")
+    @org.junit.jupiter.params.provider.CsvSource({"signal,notify", "signalAny,notify", "callback,notify", "mutex,notify",
+        "pc,notify", "signalAny,poll", "mutex,poll"})
+    void shouldFailAWaitOnAPartnerThatEnteredFinalizeWithOther(String mode, String waker) throws Exception {
+        extraEnv.put("SMI_WAKER", waker);
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", PartnerGoneRank.class.getName(), mode);
+        String out = r.output();
+        assertEquals(0, r.exit(), out);
+        assertTrue(out.contains("rank 1 finalized"), out);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank 0: " + mode + " wait gave OTHER after (\\d+) ms")
+            .matcher(out);
+        assertTrue(m.find(), out);
+        assertTrue(Long.parseLong(m.group(1)) < 30_000 * FACTOR, out);
+        if (!mode.equals("callback") && !mode.equals("mutex")) {
+            assertTrue(out.contains(mode.equals("pc") ? "rank 0: the counter reached 1" : "sent before SMI_Finalize arrived"), out);
+        }
+        assertFalse(out.contains("callback ran"), out);
+    }
+
+    /**
+     * Rank 1 dies by SIGKILL (no shutdown of its JVM, no SMI_Finalize) while rank 0 waits for its
+     * signal: smirun ends the job at once, not rank 0's watchdog (set to 600 s here).
+     */
+    @Test
+    void shouldEndTheJobWhenARankIsKilledWhileAnotherWaitsForItsSignal() throws Exception {
+        watchdogSeconds = "600";
+        Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", PartnerGoneRank.class.getName(), "kill");
+        String out = r.output();
+        assertEquals(137, r.exit(), out);
+        assertTrue(out.contains("rank 1 kills itself") && out.contains("rank 1 exited with code 137; ending the job"), out);
+        assertFalse(out.contains("rank 0: kill wait") || out.contains("no sign of life") || out.contains("outlived"), out);
+    }
+
     @Test
     void shouldEndEveryRankAndDaemonWhenSmirunIsTerminated() throws Exception {
         Result r = smirun(" ready", 3, "-np", "3", "-nodes", "local:a", "local:b", "local:b", FailingRank.class.getName(),
