@@ -40,8 +40,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>a read miss (one line, timed alone, right after an {@code rmb}, after at least
  *       {@link #MISS_WARM_UP} untimed ones) against a raw polling TCP ping-pong with a 72-byte
  *       request and a reply of 24 bytes plus one line, and against the same ping-pong with both
- *       ends blocking in {@code read}; with the CPU time of the missing thread per miss and of the
- *       raw blocking client per round trip (where a miss's time goes: docs/cache.md);</li>
+ *       ends blocking in {@code read}; with the time of the {@code rmb} before each miss, the CPU
+ *       time of the missing thread per miss and of the raw blocking client per round trip
+ *       (where a miss's time goes: docs/cache.md);</li>
  *   <li>writing back a dirty 1 MiB at {@code wmb} against a raw TCP stream of 1 MiB chunks (best
  *       and median of 20 rounds, after 50 untimed ones), with the CPU time of the thread in
  *       {@code wmb} and of the raw stream's sender per MiB;</li>
@@ -173,8 +174,13 @@ public final class CacheBenchmark {
         long missCpu = 0;
         // Untimed misses first (MISS_WARM_UP), so that both ends' miss paths are compiled.
         int warm = Math.max(misses / 2, MISS_WARM_UP);
+        long[] acquire = new long[misses];
         for (int i = 0; i < warm + misses; i++) {
+            long r = System.nanoTime();
             ctx.rmb(); // invalidates the cached lines (the home holds a writable attach)
+            if (i >= warm) {
+                acquire[i - warm] = System.nanoTime() - r;
+            }
             long off = (long) (i % 512) * line * 2 % (2L * MIB);
             long c0 = cpu.getCurrentThreadCpuTime();
             long s = System.nanoTime();
@@ -195,6 +201,9 @@ public final class CacheBenchmark {
             + " (p50/raw blocking %.2f)%n", warm, ChildProcesses.pct(miss, 50) / 1e3, ChildProcesses.pct(miss, 99) / 1e3,
             (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(raw, 50),
             (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(rawBlocking, 50)));
+        Arrays.sort(acquire);
+        out.append(String.format(Locale.ROOT, "the rmb before each miss (one ACQUIRE round trip, not in the miss): p50 %.1f us%n",
+            ChildProcesses.pct(acquire, 50) / 1e3));
         out.append(String.format(Locale.ROOT, "CPU time of the missing thread per miss: %.1f us (mean); of the raw blocking"
             + " client per round trip: %.1f us%n", missCpu / 1e3 / misses, RAW_BLOCKING_CPU[0] / 1e3 / misses));
         // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
