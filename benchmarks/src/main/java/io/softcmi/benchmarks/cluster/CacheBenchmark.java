@@ -37,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>re-reading a cached 1 MiB working set with {@code getLong}, against the same loop over a
  *       local {@code MemorySegment} (ns per 8-byte read);</li>
- *   <li>a read miss (one line, timed alone, right after an {@code rmb}, after at least
+ *   <li>a read miss (one line, timed alone, right after an {@code rmb}, whose {@code ACQUIRE}
+ *       reply the miss waits for (docs/cache.md "Acquire points"), after at least
  *       {@link #MISS_WARM_UP} untimed ones) against a raw polling TCP ping-pong with a 72-byte
  *       request and a reply of 24 bytes plus one line, and against the same ping-pong with both
  *       ends blocking in {@code read}; with the time of the {@code rmb} before each miss, the CPU
@@ -205,8 +206,8 @@ public final class CacheBenchmark {
             (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(rawBlocking, 50)));
         Arrays.sort(acquire);
         Arrays.sort(both);
-        out.append(String.format(Locale.ROOT, "the rmb before each miss (not in the miss): p50 %.1f us; rmb and miss together:"
-            + " p50 %.1f us, %.2f x raw%n", ChildProcesses.pct(acquire, 50) / 1e3, ChildProcesses.pct(both, 50) / 1e3,
+        out.append(String.format(Locale.ROOT, "the rmb before each miss (it sends the ACQUIRE; the miss waits for its reply):"
+            + " p50 %.1f us; rmb and miss together: p50 %.1f us, %.2f x raw%n", ChildProcesses.pct(acquire, 50) / 1e3, ChildProcesses.pct(both, 50) / 1e3,
             (double) ChildProcesses.pct(both, 50) / ChildProcesses.pct(raw, 50)));
         out.append(String.format(Locale.ROOT, "CPU time of the missing thread per miss: %.1f us (mean); of the raw blocking"
             + " client per round trip: %.1f us%n", missCpu / 1e3 / misses, RAW_BLOCKING_CPU[0] / 1e3 / misses));
