@@ -37,10 +37,16 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>re-reading a cached 1 MiB working set with {@code getLong}, against the same loop over a
  *       local {@code MemorySegment} (ns per 8-byte read);</li>
- *   <li>a read miss (one line, timed alone, right after an {@code rmb}) against a raw polling TCP
- *       ping-pong with a 72-byte request and a reply of 24 bytes plus one line;</li>
+ *   <li>a read miss (one line, timed alone, right after an {@code rmb}, whose {@code ACQUIRE}
+ *       reply the miss waits for (docs/cache.md "Acquire points"), after at least
+ *       {@link #MISS_WARM_UP} untimed ones) against a raw polling TCP ping-pong with a 72-byte
+ *       request and a reply of 24 bytes plus one line, and against the same ping-pong with both
+ *       ends blocking in {@code read}; with the time of the {@code rmb} before each miss, the CPU
+ *       time of the missing thread per miss and of the raw blocking client per round trip
+ *       (where a miss's time goes: docs/cache.md);</li>
  *   <li>writing back a dirty 1 MiB at {@code wmb} against a raw TCP stream of 1 MiB chunks (best
- *       and median of 20 rounds, after 50 untimed ones);</li>
+ *       and median of 20 rounds, after 50 untimed ones), with the CPU time of the thread in
+ *       {@code wmb} and of the raw stream's sender per MiB;</li>
  * </ul>
  * and prints the process's cache counters. The line size is {@code -Dsoftcmi.cache.lineSize}.
  * The background write-back is off unless {@code -Dsoftcmi.cache.writeBackMs} is given, so that
@@ -56,6 +62,16 @@ public final class CacheBenchmark {
     private static final int WRITE_BACK_ROUNDS = 20;
     /** Untimed write-back rounds before them, to compile both ends' write-back paths. */
     private static final int WRITE_BACK_WARM_UP = 50;
+    /**
+     * Untimed read misses at least, before the timed ones ({@code -Dbench.cache.missWarmUp=N}):
+     * the miss path spans many methods at both ends, and with only MISSES / 2 of them (2,500)
+     * most timed misses ran before the JIT's last tier had compiled it.
+     */
+    private static final int MISS_WARM_UP = Integer.getInteger("bench.cache.missWarmUp", 20_000);
+    /** CPU time of the raw stream's sending thread per 1 MiB chunk, in its last run. */
+    private static final long[] RAW_STREAM_CPU = new long[1];
+    /** CPU time of the raw blocking client's thread over its timed round trips. */
+    private static final long[] RAW_BLOCKING_CPU = new long[1];
 
     private CacheBenchmark() {
     }
@@ -153,28 +169,55 @@ public final class CacheBenchmark {
             + " (best of 30 rounds)%n", cached, localNs, cached / localNs));
         // 2. Read miss after rmb against a raw ping-pong carrying one line.
         long[] raw = rawPingPong(misses, 72, 24 + line, children);
+        long[] rawBlocking = rawBlockingPingPong(misses, 72, 24 + line, children);
         long[] miss = new long[misses];
-        for (int i = 0; i < misses + misses / 2; i++) {
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        long missCpu = 0;
+        // Untimed misses first (MISS_WARM_UP), so that both ends' miss paths are compiled.
+        int warm = Math.max(misses / 2, MISS_WARM_UP);
+        long[] acquire = new long[misses];
+        long[] both = new long[misses];
+        for (int i = 0; i < warm + misses; i++) {
+            long r = System.nanoTime();
             ctx.rmb(); // invalidates the cached lines (the home holds a writable attach)
+            if (i >= warm) {
+                acquire[i - warm] = System.nanoTime() - r;
+            }
             long off = (long) (i % 512) * line * 2 % (2L * MIB);
+            long c0 = cpu.getCurrentThreadCpuTime();
             long s = System.nanoTime();
             sum += m.getLong(off);
             long t = System.nanoTime() - s;
-            if (i >= misses / 2) {
-                miss[i - misses / 2] = t;
+            long c1 = cpu.getCurrentThreadCpuTime();
+            if (i >= warm) {
+                miss[i - warm] = t;
+                both[i - warm] = acquire[i - warm] + t;
+                missCpu += c1 - c0;
             }
         }
         Arrays.sort(miss);
         out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B: p50 %.1f us, p99 %.1f us%n", 24 + line,
             ChildProcesses.pct(raw, 50) / 1e3, ChildProcesses.pct(raw, 99) / 1e3));
-        out.append(String.format(Locale.ROOT, "read miss (one line after rmb): p50 %.1f us, p99 %.1f us; p50/raw %.2f%n",
-            ChildProcesses.pct(miss, 50) / 1e3, ChildProcesses.pct(miss, 99) / 1e3,
-            (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(raw, 50)));
+        out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B, both ends blocking in read: p50 %.1f us, p99 %.1f us%n",
+            24 + line, ChildProcesses.pct(rawBlocking, 50) / 1e3, ChildProcesses.pct(rawBlocking, 99) / 1e3));
+        out.append(String.format(Locale.ROOT, "read miss (one line after rmb, after %d untimed): p50 %.1f us, p99 %.1f us; p50/raw %.2f"
+            + " (p50/raw blocking %.2f)%n", warm, ChildProcesses.pct(miss, 50) / 1e3, ChildProcesses.pct(miss, 99) / 1e3,
+            (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(raw, 50),
+            (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(rawBlocking, 50)));
+        Arrays.sort(acquire);
+        Arrays.sort(both);
+        out.append(String.format(Locale.ROOT, "the rmb before each miss (it sends the ACQUIRE; the miss waits for its reply):"
+            + " p50 %.1f us; rmb and miss together: p50 %.1f us, %.2f x raw%n", ChildProcesses.pct(acquire, 50) / 1e3, ChildProcesses.pct(both, 50) / 1e3,
+            (double) ChildProcesses.pct(both, 50) / ChildProcesses.pct(raw, 50)));
+        out.append(String.format(Locale.ROOT, "CPU time of the missing thread per miss: %.1f us (mean); of the raw blocking"
+            + " client per round trip: %.1f us%n", missCpu / 1e3 / misses, RAW_BLOCKING_CPU[0] / 1e3 / misses));
         // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
         double stream = Math.max(rawStream(64, children), rawStream(64, children));
-        out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s%n", stream));
+        out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s (sender's CPU time per MiB %.0f us)%n",
+            stream, RAW_STREAM_CPU[0] / 1e3));
         for (boolean everyByte : new boolean[] {true, false}) {
             double[] rates = new double[WRITE_BACK_ROUNDS];
+            long[] wmbCpu = new long[WRITE_BACK_ROUNDS];
             // Untimed rounds first: the store loop, the cache's write-back and the home's DIFF
             // path are compiled by then (twenty cold rounds measured mostly the interpreter).
             for (int round = 1 - WRITE_BACK_WARM_UP; round <= WRITE_BACK_ROUNDS; round++) {
@@ -183,10 +226,13 @@ public final class CacheBenchmark {
                     long v = everyByte ? ((round & 1) == 0 ? 0x5555555555555555L : 0xAAAAAAAAAAAAAAAAL) : round * 7919L + off;
                     m.putLong(2L * MIB + off, v);
                 }
+                long c0 = cpu.getCurrentThreadCpuTime();
                 long s = System.nanoTime();
                 ctx.wmb();
+                long e = System.nanoTime();
                 if (round >= 1) {
-                    rates[round - 1] = 1e9 / (System.nanoTime() - s);
+                    rates[round - 1] = 1e9 / (e - s);
+                    wmbCpu[round - 1] = cpu.getCurrentThreadCpuTime() - c0;
                 }
             }
             Arrays.sort(rates);
@@ -195,6 +241,9 @@ public final class CacheBenchmark {
                 "write-back of dirty 1 MiB at wmb, %s: %.0f MiB/s (best of %d after %d untimed; median %.0f), %.0f%% of raw%n",
                 everyByte ? "every byte changed" : "low bytes of each word changed", best, WRITE_BACK_ROUNDS,
                 WRITE_BACK_WARM_UP, rates[rates.length / 2], 100 * best / stream));
+            Arrays.sort(wmbCpu);
+            out.append(String.format(Locale.ROOT, "  CPU time of the thread in wmb: median %.0f us (wall time of the median round %.0f us)%n",
+                wmbCpu[wmbCpu.length / 2] / 1e3, 1e6 / rates[rates.length / 2]));
         }
         out.append("cache counters: ").append(CacheStats.process()).append('\n');
         out.append("(checksum ").append(sum).append(")\n");
@@ -224,12 +273,42 @@ public final class CacheBenchmark {
         }
     }
 
+    /**
+     * The same ping-pong with both ends blocking in {@code read} (the {@code server} peer, a
+     * blocking client socket): the raw cost of the two wake-ups that a waiter which does not
+     * poll pays, for the breakdown of a miss in docs/cache.md.
+     */
+    private static long[] rawBlockingPingPong(int ops, int request, int reply, List<Process> children) throws Exception {
+        int port = ClusterBench.port(children, "server", Integer.toString(request), Integer.toString(reply));
+        try (SocketChannel ch = connect(port)) {
+            ch.configureBlocking(true);
+            ByteBuffer req = ByteBuffer.allocateDirect(request);
+            ByteBuffer rep = ByteBuffer.allocateDirect(reply);
+            long[] t = new long[ops];
+            java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            for (int i = 0; i < ops + ops / 2; i++) {
+                long c0 = cpu.getCurrentThreadCpuTime();
+                long s = System.nanoTime();
+                RawTcpPeer.exchange(ch, req, rep);
+                long e = System.nanoTime();
+                if (i >= ops / 2) {
+                    t[i - ops / 2] = e - s;
+                    RAW_BLOCKING_CPU[0] += cpu.getCurrentThreadCpuTime() - c0;
+                }
+            }
+            Arrays.sort(t);
+            return t;
+        }
+    }
+
     private static double rawStream(int chunks, List<Process> children) throws Exception {
         int port = ClusterBench.port(children, "sink", Integer.toString(MIB));
         try (SocketChannel ch = connect(port)) {
             ch.configureBlocking(true);
             ByteBuffer chunk = ByteBuffer.allocateDirect(MIB);
             ByteBuffer ack = ByteBuffer.allocateDirect(1);
+            java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            long c0 = cpu.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             for (int i = 0; i < chunks; i++) {
                 chunk.clear();
@@ -241,7 +320,9 @@ public final class CacheBenchmark {
                     ch.read(ack);
                 }
             }
-            return chunks * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
+            double rate = chunks * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
+            RAW_STREAM_CPU[0] = (cpu.getCurrentThreadCpuTime() - c0) / chunks;
+            return rate;
         }
     }
 

@@ -206,16 +206,7 @@ public final class FanInWorker {
         return new Reader() {
             @Override
             public void read(long i) throws IOException {
-                req.clear();
-                while (req.hasRemaining()) {
-                    ch.write(req);
-                }
-                rep.clear();
-                while (rep.hasRemaining()) {
-                    if (ch.read(rep) < 0) {
-                        throw new IOException("server closed");
-                    }
-                }
+                RawTcpPeer.exchange(ch, req, rep);
             }
 
             @Override

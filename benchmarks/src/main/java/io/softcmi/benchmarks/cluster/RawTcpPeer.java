@@ -117,6 +117,26 @@ public final class RawTcpPeer {
         }
     }
 
+    /**
+     * One request/reply exchange of a client: writes {@code request} whole, then reads until
+     * {@code reply} is full (blocking in {@code read} on a blocking socket, spinning on a
+     * non-blocking one).
+     *
+     * @throws IOException if the peer closed the connection
+     */
+    static void exchange(SocketChannel ch, ByteBuffer request, ByteBuffer reply) throws IOException {
+        request.clear();
+        while (request.hasRemaining()) {
+            ch.write(request);
+        }
+        reply.clear();
+        while (reply.hasRemaining()) {
+            if (ch.read(reply) < 0) {
+                throw new IOException("server closed");
+            }
+        }
+    }
+
     /** Reads until {@code b} is full, spinning on the non-blocking socket; false at end of stream. */
     static boolean poll(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {

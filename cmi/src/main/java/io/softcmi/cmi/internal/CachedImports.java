@@ -43,7 +43,14 @@ final class CachedImports {
         }
     }
 
-    /** An acquire over every cached import ({@code rmb}, {@code mb}, {@code atm_cas}). */
+    /** {@code rmb}: an acquire over every cached import, each settled at the import's next access. */
+    static void acquireDeferred(ContextCache c) {
+        if (c.active()) {
+            c.deferAcquireAll();
+        }
+    }
+
+    /** An acquire over every cached import ({@code mb}, {@code atm_cas}). */
     static void acquire(ContextCache c) {
         if (c.active()) {
             c.acquireAll();

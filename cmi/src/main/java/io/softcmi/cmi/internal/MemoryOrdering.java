@@ -92,7 +92,7 @@ final class MemoryOrdering {
     /** {@code rmb}. */
     void rmb() {
         java.lang.invoke.VarHandle.acquireFence();
-        CachedImports.acquire(remoteCache);
+        CachedImports.acquireDeferred(remoteCache);
     }
 
     /** {@code wmb}. */

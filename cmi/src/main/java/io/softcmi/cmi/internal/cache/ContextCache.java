@@ -225,7 +225,17 @@ public final class ContextCache implements AutoCloseable {
         }
     }
 
-    /** {@code rmb}, the acquire half of {@code mb} and {@code atm_cas}. */
+    /**
+     * {@code rmb}: sends an acquire for every cache and returns without waiting; each cache's
+     * next access waits for its reply first ({@link SegmentCache#deferAcquire}).
+     */
+    public void deferAcquireAll() {
+        for (SegmentCache c : caches) {
+            c.deferAcquire();
+        }
+    }
+
+    /** The acquire half of {@code mb} and {@code atm_cas}, and the background refresh. */
     public void acquireAll() {
         List<SegmentCache> order = new ArrayList<>(caches);
         List<SegmentCache.AcquireFlight> flights = new ArrayList<>();

@@ -75,6 +75,21 @@ final class LineFills {
         }
     }
 
+    /**
+     * Sends the fill of a miss at {@code idx} now, without waiting for it, unless the line is
+     * cached or being filled; a later {@link #miss} joins it ({@link CacheAcquire#settleBefore}).
+     */
+    void startAhead(long idx) {
+        c.lock.lock();
+        try {
+            if (c.lines[(int) idx] == null && !filling.containsKey(idx)) {
+                startMiss(idx);
+            }
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
     /** Sends the fill of a miss at {@code idx} with its read-ahead, and registers it. Holds the lock. */
     private Fill startMiss(long idx) {
         readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, SegmentCache.MAX_READ_AHEAD) : 1;
@@ -167,16 +182,19 @@ final class LineFills {
         final int n;
         final byte[] buf;
         final LineTransport.Pending pending;
+        /** {@link CacheAcquire#generation} when it was sent: acquires of this generation or older were sent before it. */
+        final long generation;
         /** An acquire reported a write to its lines after the home answered it: never install. */
         boolean stale;
         /** Installed (or dropped) already: later waiters find the lines in the table. */
         boolean settled;
 
-        Fill(long idx, int n, byte[] buf, LineTransport.Pending pending) {
+        Fill(long idx, int n, byte[] buf, LineTransport.Pending pending, long generation) {
             this.idx = idx;
             this.n = n;
             this.buf = buf;
             this.pending = pending;
+            this.generation = generation;
         }
 
         LineTransport.Pending pending() {
@@ -189,7 +207,7 @@ final class LineFills {
         long start = idx << c.shift;
         int len = (int) Math.min((long) n * c.lineSize, c.size - start);
         byte[] buf = new byte[len];
-        return new Fill(idx, n, buf, c.transport.fill(start, buf, 0, len));
+        return new Fill(idx, n, buf, c.transport.fill(start, buf, 0, len), c.acquireGeneration());
     }
 
     /**
@@ -240,6 +258,7 @@ final class LineFills {
                 System.arraycopy(f.buf, from, d, 0, Math.min(c.lineSize, len - from));
             }
             Line l = new Line(d, writable);
+            l.generation = f.generation;
             c.installLine(f.idx + i, l);
             if (i == 0) {
                 first = l;
@@ -248,13 +267,17 @@ final class LineFills {
         return first;
     }
 
-    /** Marks the fills in flight over lines {@code [first, last]} stale (all of them when {@code first < 0}). Holds the lock. */
-    void stale(long first, long last) {
+    /**
+     * Marks the fills in flight over lines {@code [first, last]} (all of them when
+     * {@code first < 0}) stale, those sent before acquire {@code generation}: a fill sent behind
+     * it was served after it. Holds the lock.
+     */
+    void stale(long first, long last, long generation) {
         if (filling.isEmpty()) {
             return;
         }
         for (var e : filling.entrySet()) {
-            if (first < 0 || e.getKey() >= first && e.getKey() <= last) {
+            if ((first < 0 || e.getKey() >= first && e.getKey() <= last) && e.getValue().generation < generation) {
                 e.getValue().stale = true;
             }
         }

@@ -14,6 +14,8 @@ package io.softcmi.cmi.internal.cache;
  */
 public final class LineHint {
     private final Thread owner;
+    /** The cache of the hinted line: a hit checks that no acquire of it is pending ({@code rmb}). */
+    SegmentCache cache;
     /** The hinted line: a hit checks that it is still in the table. */
     SegmentCache.Line line;
     byte[] data;
@@ -42,7 +44,8 @@ public final class LineHint {
 
     /**
      * Whether a load of {@code width} bytes at {@code off} can read the hinted line: it lies in
-     * the line and the line has not left the cache since. Owner thread only.
+     * the line, the line has not left the cache since, and no deferred acquire ({@code rmb}) of
+     * the cache waits to be settled. Owner thread only.
      *
      * @param off offset in the segment
      * @param width 1, 2, 4 or 8
@@ -50,7 +53,7 @@ public final class LineHint {
      */
     public boolean covers(long off, int width) {
         long at = off - base;
-        return at >= 0 && at <= limit - width && !line.dropped;
+        return at >= 0 && at <= limit - width && !line.dropped && !cache.acquirePending;
     }
 
     /**

@@ -56,7 +56,7 @@ public final class SegmentCache {
     final Line[] lines;
     final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
-    private final LinkedHashSet<Long> order = new LinkedHashSet<>();
+    final LinkedHashSet<Long> order = new LinkedHashSet<>();
     /** Indices of the dirty lines. */
     private final BitSet dirty = new BitSet();
     private int dirtyCount;
@@ -67,8 +67,11 @@ public final class SegmentCache {
     /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
     private final List<Flight> inFlight = new ArrayList<>();
     private volatile int inFlightCount;
-    private int resident;
-    private long epoch = -1;
+    int resident;
+    long epoch = -1;
+    private final CacheAcquire acquire = new CacheAcquire(this);
+    /** An acquire was sent and its reply is not applied yet: every access settles it first ({@link CacheAcquire}). */
+    volatile boolean acquirePending;
     volatile long capacityLines;
     private volatile int dirtyLines;
     private volatile int residentLines;
@@ -82,6 +85,8 @@ public final class SegmentCache {
         long[] stored;
         /** Left the table (set once, before its slot is cleared): a {@link LineHint} on it misses. */
         volatile boolean dropped;
+        /** The acquires started before its fill was sent ({@link CacheAcquire#generation}); later ones never drop it. Guarded by the lock. */
+        long generation;
 
         Line(byte[] data, boolean writable) {
             this.data = data;
@@ -97,8 +102,8 @@ public final class SegmentCache {
     public record Flight(LineTransport.Pending pending, long[] lineOffsets) {
     }
 
-    /** An acquire in flight. */
-    public record AcquireFlight(LineTransport.Pending pending, byte[] ranges) {
+    /** An acquire in flight, the {@code generation}-th of its cache ({@link CacheAcquire}). */
+    public record AcquireFlight(LineTransport.Pending pending, byte[] ranges, long generation) {
     }
 
     /**
@@ -180,6 +185,7 @@ public final class SegmentCache {
             hint.limit = -1;
             return;
         }
+        hint.cache = this;
         hint.line = l;
         hint.data = l.data;
         hint.base = idx << shift;
@@ -193,6 +199,9 @@ public final class SegmentCache {
      * @throws LineFault if a miss failed
      */
     public long load(long off, int width) {
+        if (acquirePending) {
+            acquire.settleBefore(off >>> shift);
+        }
         int at = (int) off & (lineSize - 1);
         if (at + width > lineSize) {
             byte[] tmp = new byte[8];
@@ -215,6 +224,9 @@ public final class SegmentCache {
      * @throws LineFault if the line's miss failed
      */
     public void store(long off, int width, long bits, boolean trackThread) {
+        if (acquirePending) {
+            acquire.settle();
+        }
         int at = (int) off & (lineSize - 1);
         if (at + width > lineSize) {
             byte[] tmp = new byte[8];
@@ -246,6 +258,9 @@ public final class SegmentCache {
 
     /** Copies {@code dst.byteSize()} bytes at {@code off} into {@code dst}. @throws LineFault if a miss failed */
     public void read(long off, MemorySegment dst) {
+        if (acquirePending) {
+            acquire.settle();
+        }
         long len = dst.byteSize();
         if (len > lineSize) {
             fills.prefetch(off >>> shift, (off + len - 1) >>> shift);
@@ -269,6 +284,9 @@ public final class SegmentCache {
      * @throws LineFault if a miss failed
      */
     public void write(long off, MemorySegment src, boolean trackThread) {
+        if (acquirePending) {
+            acquire.settle();
+        }
         long len = src.byteSize();
         lock.lock();
         try {
@@ -281,6 +299,7 @@ public final class SegmentCache {
                 if (l == null && at == 0 && n == validLength(idx)) {
                     makeRoom(); // written whole: no fill needed
                     l = new Line(new byte[lineSize], true);
+                    l.generation = acquire.generation();
                     installLine(idx, l);
                 } else if (l == null) {
                     l = fills.fillLocked(idx);
@@ -334,6 +353,16 @@ public final class SegmentCache {
         return (int) Math.min(lineSize, size - (idx << shift));
     }
 
+    /** @return {@link CacheAcquire#generation}, for a fill or line made now. Holds the lock. */
+    long acquireGeneration() {
+        return acquire.generation();
+    }
+
+    /** @return this cache's misses */
+    LineFills fills() {
+        return fills;
+    }
+
     /** Records the epoch a fill saw; fills of several threads may be installed out of order, so the oldest is kept (the next acquire then reports enough). Holds the lock. */
     void sawEpoch(long seen) {
         epoch = epoch < 0 ? seen : Math.min(epoch, seen);
@@ -357,7 +386,7 @@ public final class SegmentCache {
     }
 
     /** Drops lines, writing back (and waiting for) those that hold stores. Holds the lock. */
-    private void drop(Collection<Long> victims) {
+    void drop(Collection<Long> victims) {
         BitSet dirtyVictims = new BitSet();
         for (long v : victims) {
             Line l = lines[(int) v];
@@ -498,78 +527,29 @@ public final class SegmentCache {
         return new Outcome(status, failed.stream().mapToLong(Long::longValue).toArray());
     }
 
-    // ---- acquire ----
+    // ---- acquire ({@link CacheAcquire}) ----
 
     /** An acquire: asks the home what others wrote since this cache's epoch. @return the flight, or null if nothing is cached */
     public AcquireFlight startAcquire() {
-        long since;
-        lock.lock();
-        try {
-            if (resident == 0) {
-                // No baseline to ask from: misses in flight may have been answered before this
-                // acquire's point, so they are sent again.
-                fills.stale(-1, -1);
-                return null;
-            }
-            since = epoch;
-        } finally {
-            lock.unlock();
-        }
-        byte[] ranges = new byte[DataProtocol.MAX_ACQUIRE_RANGES * 16];
-        return new AcquireFlight(transport.acquire(Math.max(0, since), ranges), ranges);
+        return acquire.start();
     }
 
     /** Waits for an acquire and drops the lines others wrote; on failure drops every line. */
     public void finishAcquire(AcquireFlight f) {
-        if (f == null) {
-            return;
-        }
-        int status = f.pending().await();
-        stats.acquires.increment();
-        lock.lock();
-        try {
-            List<Long> victims = new ArrayList<>();
-            if (status != 0) {
-                victims.addAll(order);
-                fills.stale(-1, -1);
-            } else {
-                ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
-                while (bb.remaining() >= 16) {
-                    long s = bb.getLong();
-                    long e = Math.min(bb.getLong(), size);
-                    if (e <= s) {
-                        continue;
-                    }
-                    long first = s >>> shift;
-                    long last = (e - 1) >>> shift;
-                    fills.stale(first, last);
-                    if (last - first + 1 > 2L * resident) {
-                        for (long idx : order) {
-                            if (idx >= first && idx <= last) {
-                                victims.add(idx);
-                            }
-                        }
-                    } else {
-                        for (long idx = first; idx <= last; idx++) {
-                            if (lines[(int) idx] != null) {
-                                victims.add(idx);
-                            }
-                        }
-                    }
-                }
-                epoch = Math.max(epoch, f.pending().value());
-            }
-            if (!victims.isEmpty()) {
-                stats.invalidations.add(victims.size());
-                drop(victims);
-            }
-        } finally {
-            lock.unlock();
-        }
+        acquire.finish(f);
+    }
+
+    /**
+     * {@code rmb}: sends the acquire without waiting for its reply; the next access to this
+     * cache waits for it first ({@link CacheAcquire#defer}).
+     */
+    public void deferAcquire() {
+        acquire.defer();
     }
 
     /** A new token ({@code CMI_SEG_TOKEN}): lines filled under the old one are written back and dropped. */
     public void tokenChanged() {
+        acquire.settle();
         lock.lock();
         try {
             drop(new ArrayList<>(order));
@@ -585,6 +565,7 @@ public final class SegmentCache {
 
     /** Detach: writes everything back (failures go to {@code lostStores}) and empties the cache. */
     public void close() {
+        acquire.settle();
         lock.lock();
         try {
             drop(new ArrayList<>(order));

@@ -29,6 +29,8 @@ final class FakeHome {
     volatile CountDownLatch fillAckGate;
     /** When set, a DIFF's acknowledgement is withheld until this opens. */
     volatile CountDownLatch ackGate;
+    /** When set, an ACQUIRE (answered at once) has its reply withheld until this opens. */
+    volatile CountDownLatch acquireAckGate;
 
     FakeHome(int size) {
         memory = new byte[size];
@@ -52,6 +54,12 @@ final class FakeHome {
         @Override public int await() { awaitGate(gate); return 0; }
         @Override public boolean done() { return gate.getCount() == 0; }
         @Override public int received() { return 0; }
+    }
+
+    /** An acquire answered at the home at once whose reply arrives when its gate opens. */
+    record HeldAcquire(CountDownLatch gate, long value, int received) implements LineTransport.Pending {
+        @Override public int await() { awaitGate(gate); return 0; }
+        @Override public boolean done() { return gate.getCount() == 0; }
     }
 
     private static void awaitGate(CountDownLatch gate) {
@@ -122,7 +130,8 @@ final class FakeHome {
                             b.putLong(e[2]).putLong(e[3]);
                         }
                     }
-                    return new Done(0, epoch, b.position());
+                    CountDownLatch gate = acquireAckGate;
+                    return gate == null ? new Done(0, epoch, b.position()) : new HeldAcquire(gate, epoch, b.position());
                 }
             }
         };

@@ -1,0 +1,169 @@
+package io.softcmi.cmi.internal.cache;
+
+import io.softcmi.cmi.internal.cache.SegmentCache.AcquireFlight;
+import io.softcmi.cmi.internal.cache.SegmentCache.Line;
+import io.softcmi.wire.DataProtocol;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The acquires of one {@link SegmentCache} ({@code docs/cache.md}, "Acquire points"): an
+ * {@code ACQUIRE} asks the home which bytes others wrote since the cache's epoch, and its reply
+ * drops those lines.
+ *
+ * <p><b>Generations.</b> Each acquire started gets the next generation number. The
+ * {@code ACQUIRE} is sent under the cache's lock, as fills are, so a fill stamped with generation
+ * {@code g} or later was sent behind acquire {@code g} on the same connection and the home served
+ * it after that acquire: its bytes are at least as new as the acquire's answer. So acquire
+ * {@code g} marks stale only the fills in flight of an older generation, and drops only the
+ * lines filled before it.
+ *
+ * <p><b>Deferred acquires</b> ({@code rmb}, {@link #defer}): the {@code ACQUIRE} is sent and
+ * left pending; {@link SegmentCache#acquirePending} is set until its reply has been applied.
+ * Every access to the cache settles it first (a load that hits, through the table or a
+ * {@link LineHint}, a store, a bulk copy, a token change, a detach, another acquire). A load that
+ * misses sends its {@code FILL} before it waits, so the fill travels right behind the
+ * {@code ACQUIRE} and {@code rmb} plus a miss cost one round trip instead of two.
+ */
+final class CacheAcquire {
+    private final SegmentCache c;
+    /** Held while a deferred acquire is settled or started (taken before the cache's lock, never under it). */
+    private final ReentrantLock settleLock = new ReentrantLock();
+    /** The acquire left pending by {@link #defer}, or null. Guarded by {@link #settleLock}. */
+    private AcquireFlight deferred;
+    /** Acquires started so far. Guarded by the cache's lock. */
+    private long generation;
+
+    CacheAcquire(SegmentCache cache) {
+        this.c = cache;
+    }
+
+    /** Starts an acquire, after settling a deferred one. @return the flight, or null if nothing is cached */
+    AcquireFlight start() {
+        settle();
+        c.lock.lock();
+        try {
+            long g = ++generation;
+            if (c.resident == 0) {
+                // No baseline to ask from: misses in flight may have been answered before this
+                // acquire's point, so they are sent again.
+                c.fills().stale(-1, -1, g);
+                return null;
+            }
+            byte[] ranges = new byte[DataProtocol.MAX_ACQUIRE_RANGES * 16];
+            // Sent under the lock: every fill stamped g or later goes out behind it.
+            return new AcquireFlight(c.transport.acquire(Math.max(0, c.epoch), ranges), ranges, g);
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /** {@code rmb}: starts an acquire and leaves its reply to the next access ({@link #settle}). */
+    void defer() {
+        settleLock.lock();
+        try {
+            AcquireFlight f = start();
+            if (f != null) {
+                deferred = f;
+                c.acquirePending = true;
+            }
+        } finally {
+            settleLock.unlock();
+        }
+    }
+
+    /** @return the acquires started so far: a fill or line stamped with it is newer than each of them. Holds the cache's lock. */
+    long generation() {
+        return generation;
+    }
+
+    /** Waits for a deferred acquire's reply, if any, and applies it. Never called holding the cache's lock. */
+    void settle() {
+        if (!c.acquirePending) {
+            return;
+        }
+        settleLock.lock();
+        try {
+            AcquireFlight f = deferred;
+            if (f != null) {
+                finish(f);
+                deferred = null;
+                c.acquirePending = false;
+            }
+        } finally {
+            settleLock.unlock();
+        }
+    }
+
+    /**
+     * {@link #settle} for a load of line {@code idx}: if the line is absent, its fill is sent
+     * first, behind the pending {@code ACQUIRE}, and the two round trips overlap.
+     */
+    void settleBefore(long idx) {
+        if (SegmentCache.SLOT.getAcquire(c.lines, (int) idx) == null) {
+            c.fills().startAhead(idx);
+        }
+        settle();
+    }
+
+    /** Waits for an acquire and drops the lines others wrote; on failure drops every line. */
+    void finish(AcquireFlight f) {
+        if (f == null) {
+            return;
+        }
+        int status = f.pending().await();
+        c.stats.acquires.increment();
+        c.lock.lock();
+        try {
+            List<Long> victims = new ArrayList<>();
+            if (status != 0) {
+                for (long idx : c.order) {
+                    if (older(c.lines[(int) idx], f)) {
+                        victims.add(idx);
+                    }
+                }
+                c.fills().stale(-1, -1, f.generation());
+            } else {
+                ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
+                while (bb.remaining() >= 16) {
+                    long s = bb.getLong();
+                    long e = Math.min(bb.getLong(), c.size);
+                    if (e <= s) {
+                        continue;
+                    }
+                    long first = s >>> c.shift;
+                    long last = (e - 1) >>> c.shift;
+                    c.fills().stale(first, last, f.generation());
+                    if (last - first + 1 > 2L * c.resident) {
+                        for (long idx : c.order) {
+                            if (idx >= first && idx <= last && older(c.lines[(int) idx], f)) {
+                                victims.add(idx);
+                            }
+                        }
+                    } else {
+                        for (long idx = first; idx <= last; idx++) {
+                            if (older(c.lines[(int) idx], f)) {
+                                victims.add(idx);
+                            }
+                        }
+                    }
+                }
+                c.epoch = Math.max(c.epoch, f.pending().value());
+            }
+            if (!victims.isEmpty()) {
+                c.stats.invalidations.add(victims.size());
+                c.drop(victims);
+            }
+        } finally {
+            c.lock.unlock();
+        }
+    }
+
+    /** @return whether {@code l} is cached and was filled before acquire {@code f} was sent */
+    private static boolean older(Line l, AcquireFlight f) {
+        return l != null && l.generation < f.generation();
+    }
+}

@@ -1,0 +1,111 @@
+package io.softcmi.cmi.internal.cache;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code rmb}'s deferred acquire ({@link CacheAcquire}, docs/cache.md "Acquire points"): the
+ * {@code ACQUIRE} goes out and {@code rmb} returns; the cache's next access waits for the reply
+ * before it reads anything cached, and a miss sends its {@code FILL} first, behind the
+ * {@code ACQUIRE}, and keeps what it filled.
+ */
+class DeferredAcquireTest {
+    private static final int LINE = 512;
+
+    private static SegmentCache cache(FakeHome home) {
+        return new SegmentCache(home.memory.length, LINE, 1 << 20, home.transport(1), new CacheStats(),
+            offsets -> { throw new AssertionError("lost stores"); });
+    }
+
+    /** Runs {@code load} of {@code off} in a new thread; its value lands in {@code out}. */
+    private static Thread loadInThread(SegmentCache c, long off, AtomicLong out) {
+        Thread t = new Thread(() -> out.set(c.load(off, 1)));
+        t.start();
+        return t;
+    }
+
+    @Test
+    void shouldReturnFromTheAcquireAtOnceAndMakeTheNextLoadWaitForItsReply() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        home.memory[10] = 1;
+        SegmentCache c = cache(home);
+        assertEquals(1, c.load(10, 1));
+        home.localWrite(10, (byte) 2);
+        CountDownLatch reply = new CountDownLatch(1);
+        home.acquireAckGate = reply;
+        c.deferAcquire(); // returns with the reply withheld
+        assertEquals(1, home.acquires);
+        assertTrue(c.acquirePending);
+        AtomicLong seen = new AtomicLong(-1);
+        Thread t = loadInThread(c, 10, seen);
+        t.join(300);
+        assertTrue(t.isAlive(), "a load that hits must wait for the pending acquire's reply");
+        reply.countDown();
+        t.join(10_000);
+        assertFalse(t.isAlive());
+        assertEquals(2, seen.get(), "the acquire dropped the stale line before the load read it");
+        assertFalse(c.acquirePending);
+    }
+
+    @Test
+    void shouldSendAMissBehindThePendingAcquireAndKeepItsLine() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        assertEquals(0, c.load(0, 1)); // something cached: the acquire is sent
+        home.localWrite(LINE + 3, (byte) 9); // in a line not cached, which the acquire will name
+        CountDownLatch reply = new CountDownLatch(1);
+        home.acquireAckGate = reply;
+        c.deferAcquire();
+        AtomicLong seen = new AtomicLong(-1);
+        Thread t = loadInThread(c, LINE + 3, seen);
+        for (int i = 0; i < 1000 && home.fills < 2; i++) {
+            Thread.sleep(5);
+        }
+        assertEquals(2, home.fills, "the miss's FILL goes out before the acquire's reply is awaited");
+        reply.countDown();
+        t.join(10_000);
+        assertFalse(t.isAlive());
+        assertEquals(9, seen.get());
+        assertEquals(9, c.load(LINE + 3, 1));
+        assertEquals(2, home.fills, "a fill sent behind the acquire is not made stale by it: no second fill");
+        assertTrue(c.residentLines() >= 2, "line 0 and line 1 (with its read-ahead) stay cached");
+    }
+
+    @Test
+    void shouldNotServeAHintWhileAnAcquireIsPending() {
+        FakeHome home = new FakeHome(4 * LINE);
+        home.memory[10] = 1;
+        SegmentCache c = cache(home);
+        LineHint h = new LineHint(Thread.currentThread());
+        assertEquals(1, c.load(10, 1));
+        c.aim(h, 10);
+        assertTrue(h.covers(10, 1));
+        home.localWrite(10, (byte) 2);
+        home.acquireAckGate = new CountDownLatch(0); // the reply is there; only nobody applied it yet
+        c.deferAcquire();
+        assertFalse(h.covers(10, 1), "a hint must not serve a line a pending acquire may drop");
+        assertEquals(2, c.load(10, 1));
+        c.aim(h, 10);
+        assertTrue(h.covers(10, 1));
+        assertEquals(2, h.get(10, 1));
+    }
+
+    @Test
+    void shouldSettleTheFirstDeferredAcquireBeforeSendingTheNext() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        assertEquals(0, c.load(0, 1));
+        assertEquals(0, c.load(3 * LINE, 1)); // a second line, not written: the cache stays non-empty
+        home.localWrite(0, (byte) 3);
+        c.deferAcquire();
+        c.deferAcquire(); // settles the first (which drops line 0), then sends the second
+        assertEquals(2, home.acquires);
+        assertEquals(3, c.load(0, 1));
+        assertEquals(3, home.fills, "line 0 was dropped and filled again once");
+    }
+}
