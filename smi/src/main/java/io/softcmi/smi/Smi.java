@@ -230,7 +230,11 @@ public final class Smi implements AutoCloseable {
      * @return the region
      * @throws SmiException {@link SmiError#PARAM} for bad parameters or flags;
      *         {@link SmiError#NOMEM} if a segment is too large; {@link SmiError#NOSEGMENT} if no
-     *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code REGISTER}
+     *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code REGISTER};
+     *         {@link SmiError#OTHER} for {@code PT2PT} if the other process of the pair entered
+     *         {@code SMI_Finalize} without creating it, so the rendezvous could never complete
+     *         (checked while the wait blocks, every 250 ms; nothing is left created).
+     *         The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public SmiRegion createShreg(RegionType type, RegionInfo desc, Set<RegionFlag> flags) {
         return live(p.regions()).create(type, desc, flags);
@@ -325,6 +329,10 @@ public final class Smi implements AutoCloseable {
      * @param buf data
      * @param count bytes, at most {@link #MP_MAXDATA}
      * @param dest receiver
+     * @throws SmiException {@link SmiError#PARAM} for more than {@link #MP_MAXDATA} bytes or no
+     *         such rank; {@link SmiError#OTHER} if {@code dest} entered {@code SMI_Finalize}
+     *         without reading this (or the previous) message, so the send could never complete
+     *         (checked while the wait blocks, every 250 ms). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public void send(byte[] buf, int count, int dest) { live(p.messages()).send(buf, count, dest); }
 
@@ -342,6 +350,9 @@ public final class Smi implements AutoCloseable {
      * Implements {@code SMI_Send_wait}.
      *
      * @param dest receiver
+     * @throws SmiException {@link SmiError#PARAM} if no such rank; {@link SmiError#OTHER} if
+     *         {@code dest} entered {@code SMI_Finalize} without reading the last message (as
+     *         {@link #send})
      */
     public void sendWait(int dest) { live(p.messages()).sendWait(dest); }
 
@@ -351,6 +362,10 @@ public final class Smi implements AutoCloseable {
      * @param buf where the data goes
      * @param count bytes
      * @param src sender
+     * @throws SmiException {@link SmiError#PARAM} for more than {@link #MP_MAXDATA} bytes or no
+     *         such rank; {@link SmiError#OTHER} if {@code src} entered {@code SMI_Finalize} and no
+     *         message of it is left (one it sent before is received), so the wait could never end
+     *         (checked while the wait blocks, every 250 ms). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public void recv(byte[] buf, int count, int src) { live(p.messages()).recv(buf, count, src); }
 
@@ -361,6 +376,10 @@ public final class Smi implements AutoCloseable {
      * @param r where the received data goes
      * @param count bytes each way
      * @param peer the other process
+     * @throws SmiException {@link SmiError#PARAM} as {@link #send} and {@link #recv};
+     *         {@link SmiError#OTHER} if {@code peer} entered {@code SMI_Finalize} with no message
+     *         for this process left (as {@link #recv}) or without reading this one (as
+     *         {@link #sendWait}; {@code r} then holds the message received)
      */
     public void sendrecv(byte[] s, byte[] r, int count, int peer) { live(p.messages()).sendrecv(s, r, count, peer); }
 

@@ -37,9 +37,15 @@ public interface SmiRegion {
     void connect();
 
     /**
-     * Implements {@code SMI_Free_shreg}: collective for collective types; frees all resources.
+     * Implements {@code SMI_Free_shreg}: collective for collective types, between owner and
+     * partner for {@code PT2PT}; frees all resources.
      *
-     * @throws SmiException {@link SmiError#PARAM} if already freed
+     * @throws SmiException {@link SmiError#PARAM} if already freed; {@link SmiError#OTHER} for a
+     *         {@code PT2PT} region whose other process entered {@code SMI_Finalize} without
+     *         freeing it, so the rendezvous could never complete (checked while the wait blocks,
+     *         every 250 ms; the region stays as it was here, and {@code SMI_Finalize} frees it).
+     *         The manual names no code for a partner that finalized; {@code OTHER} is its "error
+     *         not further stated".
      */
     void free();
 

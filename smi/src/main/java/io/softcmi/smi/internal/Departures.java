@@ -12,8 +12,10 @@ import java.util.function.BooleanSupplier;
  * particular partner makes with it. A process that enters {@code SMI_Finalize} sets its bit of the
  * {@code FINALIZING} bitmap in the bootstrap segment ({@link Layout}; {@code atm_cas} at the
  * home) before its last barriers: from then on it makes no SMI call that could end another's wait
- * (no signal, no unlock, no increment). So a wait for a signal of that process, for a mutex it
- * holds, or for its progress counter to reach a value it has not reached, can never complete.
+ * (no signal, no unlock, no increment, no send, no receive, no PT2PT creation or free). So a wait
+ * for a signal of that process, for a mutex it holds, for its progress counter to reach a value it
+ * has not reached, for a message from it, for it to read a message, or for it at a PT2PT
+ * rendezvous, can never complete.
  *
  * <p>A wait does not ask on every poll: {@link Waker}s and the progress-counter wait run
  * {@link Job#checkWait} only when they have waited long enough to block (each blocking re-check

@@ -287,9 +287,9 @@ public final class Job {
      * Run now and then by every wait once it has waited long enough to block (never on its fast
      * path): ends the job if some process called {@code SMI_Abort} ({@link #checkAbort}); in a
      * barrier, ends it if some process finalized after fewer barriers than this one (it will never
-     * reach it); and in a wait for a partner (a signal, a mutex, a progress counter), throws
-     * {@code OTHER} if the partner entered {@code SMI_Finalize} and the wait's condition is still
-     * false ({@link Departures#check}).
+     * reach it); and in a wait for a partner (a signal, a mutex, a progress counter, a small
+     * message or its read, a PT2PT rendezvous), throws {@code OTHER} if the partner entered
+     * {@code SMI_Finalize} and the wait's condition is still false ({@link Departures#check}).
      *
      * @param partner the process whose action ends the wait, {@link Departures#ANY} or {@link Departures#NONE}
      * @param satisfied the wait's condition, read again

@@ -10,6 +10,9 @@ import java.lang.foreign.MemorySegment;
  * receiver's control segment ({@code SEQ}, {@code LEN}, 56 data bytes). The sender writes data
  * and length, then posts the new {@code SEQ}; the receiver waits for it on its own memory, reads
  * and posts how many it consumed into the sender's {@code MSG_ACK} word, where the sender waits.
+ * Both waits name their partner to the waker: a wait whose partner entered {@code SMI_Finalize}
+ * and whose word is still short fails with {@code OTHER} ({@link Departures}); a message or read
+ * posted before the partner's departure is still taken.
  */
 public final class Messages {
     /** {@code SMI_MP_MAXDATA}: 64 bytes less two ints. */
@@ -68,11 +71,13 @@ public final class Messages {
      * {@code SMI_Send_wait}: waits until {@code dest} read the last message.
      *
      * @param dest receiver
+     * @throws io.softcmi.smi.SmiException {@code OTHER} if {@code dest} entered
+     *         {@code SMI_Finalize} without reading it
      */
     public void sendWait(int dest) {
         Errors.checkRank(dest, job.size(), "dest");
         long want = sent[dest];
-        job.waker().await(Layout.CTRL_MSG_ACK + 8L * dest, v -> v >= want);
+        job.waker().await(Layout.CTRL_MSG_ACK + 8L * dest, v -> v >= want, dest);
     }
 
     /**
@@ -96,13 +101,15 @@ public final class Messages {
      * @param buf where the data goes
      * @param count bytes expected
      * @param src sender
+     * @throws io.softcmi.smi.SmiException {@code OTHER} if {@code src} entered
+     *         {@code SMI_Finalize} and no message of it is left
      */
     public void recv(byte[] buf, int count, int src) {
         checkCount(buf, count);
         Errors.checkRank(src, job.size(), "src");
         long slot = Layout.CTRL_MSG + (long) Layout.MSG_SLOT * src;
         long want = received[src] + 1;
-        job.waker().await(slot + SEQ, v -> v >= want);
+        job.waker().await(slot + SEQ, v -> v >= want, src);
         CmiMapping own = job.ownControl().map();
         int len = (int) Math.min(count, own.getLong(slot + LEN));
         if (len > 0) {

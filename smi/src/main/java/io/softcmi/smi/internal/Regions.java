@@ -363,12 +363,17 @@ public final class Regions {
         return pairCounts.computeIfAbsent(peer, p -> new long[4]);
     }
 
-    /** Pairwise rendezvous with {@code peer}: post ours, wait for theirs. */
+    /**
+     * Pairwise rendezvous with {@code peer}: post ours, wait for theirs.
+     *
+     * @throws SmiException {@code OTHER} if {@code peer} entered {@code SMI_Finalize} without
+     *         coming ({@link Departures})
+     */
     private void meet(int peer) {
         long[] c = pair(peer);
         job.waker().post(job.control(peer), Layout.CTRL_PAIR + 8L * job.rank(), ++c[0]);
         long want = ++c[1];
-        job.waker().await(Layout.CTRL_PAIR + 8L * peer, v -> v >= want);
+        job.waker().await(Layout.CTRL_PAIR + 8L * peer, v -> v >= want, peer);
     }
 
     private RegionImpl pt2pt(RegionInfo info, boolean delayed) {
@@ -392,7 +397,14 @@ public final class Regions {
             }
             long seq = ++pair(partner)[2];
             job.waker().post(job.control(partner), Layout.CTRL_PT2PT + 8L * me, (seq << 32) | slotOf(o));
-            meet(partner);
+            try {
+                meet(partner);
+            } catch (SmiException e) {
+                // The partner entered SMI_Finalize instead of creating it: nobody will import it.
+                unpublish(o);
+                job.segments().destroy(o);
+                throw e;
+            }
             RegionImpl.Part p = new RegionImpl.Part(0, size, 0, me, nodeOf(me), o.ref(), slotOf(o));
             p.own = o;
             p.map = o.map();
@@ -401,7 +413,7 @@ public final class Regions {
             return r;
         }
         long seq = ++pair(owner)[3];
-        long word = job.waker().await(Layout.CTRL_PT2PT + 8L * owner, v -> (v >>> 32) >= seq);
+        long word = job.waker().await(Layout.CTRL_PT2PT + 8L * owner, v -> (v >>> 32) >= seq, owner);
         int slot = (int) (word & 0xffffffffL);
         RegionImpl r;
         try {

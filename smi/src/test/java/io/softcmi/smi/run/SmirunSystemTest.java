@@ -272,16 +272,20 @@ class SmirunSystemTest {
 
     /**
      * Rank 0 of 2 (two daemons) waits on rank 1 (a signal from it, a signal from any rank, a signal
-     * callback, the mutex rank 1 holds, rank 1's progress counter at 2) while rank 1 enters
-     * SMI_Finalize: the wait fails with OTHER within a bounded time (it is checked every 250 ms
-     * of blocking), after what rank 1 gave before (a signal, the counter at 1) was consumed, and
-     * both ranks finalize. Before, both waited for ever: rank 0 in its wait, rank 1 at its last
-     * barrier, their watchdogs beating. Each wait of the notification waker, and the two kinds
-     * (one word, any word) of the polling one ({@code SMI_WAKER=poll}).
+     * callback, the mutex rank 1 holds, rank 1's progress counter at 2, a message from it, its read
+     * of rank 0's message after {@code send}, {@code sendWait} or {@code sendrecv}, a PT2PT
+     * rendezvous: creation as owner or partner, free) while rank 1 enters SMI_Finalize: the wait
+     * fails with OTHER within a bounded time (it is checked every 250 ms of blocking), after what
+     * rank 1 gave before (a signal, the counter at 1, a message, a read, a rendezvous) was
+     * consumed, and both ranks finalize. Before, both waited for ever: rank 0 in its wait, rank 1
+     * at its last barrier, their watchdogs beating. Each wait of the notification waker, and the
+     * two kinds (one word, any word) of the polling one ({@code SMI_WAKER=poll}). ({@code recv}
+     * has no any-source form: {@code SMI_Recv} names its sender.)
      */
     @ParameterizedTest(name = "{0} with the {1} waker")
     @org.junit.jupiter.params.provider.CsvSource({"signal,notify", "signalAny,notify", "callback,notify", "mutex,notify",
-        "pc,notify", "signalAny,poll", "mutex,poll"})
+        "pc,notify", "recv,notify", "send,notify", "sendWait,notify", "sendrecv,notify", "pt2ptOwner,notify",
+        "pt2ptPartner,notify", "pt2ptFree,notify", "signalAny,poll", "mutex,poll", "sendrecv,poll"})
     void shouldFailAWaitOnAPartnerThatEnteredFinalizeWithOther(String mode, String waker) throws Exception {
         extraEnv.put("SMI_WAKER", waker);
         Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", PartnerGoneRank.class.getName(), mode);
@@ -292,9 +296,16 @@ class SmirunSystemTest {
             .matcher(out);
         assertTrue(m.find(), out);
         assertTrue(Long.parseLong(m.group(1)) < 30_000 * FACTOR, out);
-        if (!mode.equals("callback") && !mode.equals("mutex")) {
-            assertTrue(out.contains(mode.equals("pc") ? "rank 0: the counter reached 1" : "sent before SMI_Finalize arrived"), out);
-        }
+        String before = switch (mode) {
+            case "callback", "mutex" -> null;
+            case "pc" -> "rank 0: the counter reached 1";
+            case "send", "sendWait" -> "rank 0: the message was read before SMI_Finalize";
+            case "pt2ptOwner", "pt2ptPartner" -> "rank 0: the rendezvous before SMI_Finalize completed";
+            case "pt2ptFree" -> "rank 0: the free before SMI_Finalize completed";
+            default -> "sent before SMI_Finalize arrived";
+        };
+        // Consumed first: its line comes before the failure's.
+        assertTrue(before == null || (out.contains(before) && out.indexOf(before) < m.start()), out);
         assertFalse(out.contains("callback ran"), out);
     }
 
