@@ -292,7 +292,10 @@ public final class NodeChannel implements AutoCloseable {
     private void pollForReply(CompletableFuture<ControlMessage> reply) throws IOException {
         if (!readLock.tryLock()) {
             if (!readerReading) {
-                return; // another caller reads, and wakes the reader if it leaves before our reply
+                // Another caller reads (it wakes the reader if it leaves before our reply), or the
+                // reader polls for notices: either way the reader must not stand by on our reply.
+                standby.want();
+                return;
             }
             readLock.lock(); // the reader thread takes what the socket holds now, briefly; then we poll
         }
