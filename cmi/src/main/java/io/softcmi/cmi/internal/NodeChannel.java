@@ -64,6 +64,14 @@ public final class NodeChannel implements AutoCloseable {
         new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** When the reader polls for an answer to a notification this process sent. */
     private final NoticeSpin spin = new NoticeSpin();
+    /** Keeps the reader off the socket while callers read their own replies. */
+    private final ReaderStandby standby = new ReaderStandby();
+    /** Times the reader thread returned from its selector (reader only; read by tests). */
+    private volatile long readerWakeups;
+    /** Set while the reader thread holds {@link #readLock} for a brief read of what the socket holds. */
+    private volatile boolean readerReading;
+    /** Replies their callers read themselves (under {@link #readLock}; read by tests). */
+    private volatile long ownReads;
     /** Set while the reader thread runs the listener (it does not read meanwhile). */
     private volatile boolean delivering;
     private volatile Consumer<ControlMessage> noticeListener = m -> { };
@@ -76,6 +84,7 @@ public final class NodeChannel implements AutoCloseable {
         this.selector = java.nio.channels.Selector.open();
         channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
         this.reader = Thread.ofPlatform().daemon().name("softcmi-node-reader").unstarted(this::readLoop);
+        standby.reader(reader);
     }
 
     /**
@@ -276,13 +285,25 @@ public final class NodeChannel implements AutoCloseable {
 
     /**
      * Reads frames itself while its reply is likely to come soon (the caller is the leader), so
-     * the reply costs no wake-up of the reader thread.
+     * the reply costs no wake-up of the reader thread. The reader thread is woken only if it is
+     * needed: this caller's reply did not come while it read, other callers wait for theirs, or
+     * it queued notices that only the reader delivers ({@link ReaderStandby}).
      */
     private void pollForReply(CompletableFuture<ControlMessage> reply) throws IOException {
         if (!readLock.tryLock()) {
-            return; // someone else reads; the reply reaches us through the future
+            if (!readerReading) {
+                // Another caller reads (it wakes the reader if it leaves before our reply), or the
+                // reader polls for notices: either way the reader must not stand by on our reply.
+                standby.want();
+                return;
+            }
+            readLock.lock(); // the reader thread takes what the socket holds now, briefly; then we poll
         }
+        boolean polled = false;
         try {
+            if (reply.isDone()) {
+                return;
+            }
             long limit = budget.budget();
             if (limit == 0 || !PollBudget.startPolling()) {
                 return;
@@ -303,15 +324,33 @@ public final class NodeChannel implements AutoCloseable {
                     Thread.onSpinWait();
                 }
                 budget.polled(reply.isDone());
+                polled = true;
             } finally {
                 PollBudget.endPolling();
             }
         } catch (WireFormatException e) {
             throw new IOException(e.getMessage(), e);
         } finally {
+            if (polled) {
+                standby.callerRead();
+                if (reply.isDone()) {
+                    ownReads++;
+                }
+            }
             readLock.unlock();
-            selector.wakeup(); // the background reader may have data to read that we left
+            // pending holds this call until send() returns: more than one means others wait.
+            if (!notices.isEmpty()) {
+                wakeReader();
+            } else if (!reply.isDone() || pending.size() > 1) {
+                standby.want(); // replies still to come: the socket wakes a reader in its selector
+            }
         }
+    }
+
+    /** Gets the reader thread to look for work: out of its stand-by, or out of its selector. */
+    private void wakeReader() {
+        standby.want();
+        selector.wakeup();
     }
 
     /** Writes a whole frame on the non-blocking socket; callers hold {@link #writeLock}. */
@@ -348,8 +387,18 @@ public final class NodeChannel implements AutoCloseable {
                 if (notices.isEmpty() && !pollForNotices()) {
                     selector.select(); // a caller that queued notices, or a sender expecting an answer, wakes it
                     selector.selectedKeys().clear();
-                    readLock.lock(); // waits while a caller polls
-                    readAvailable();
+                    readerWakeups++;
+                    readerReading = true;
+                    try {
+                        if (readLock.tryLock()) { // else a caller reads
+                            readAvailable();
+                        }
+                    } finally {
+                        readerReading = false;
+                    }
+                    if (notices.isEmpty()) { // while calls go on, their callers read: stand by
+                        standby.standBy(channel::isOpen, readLock::isLocked);
+                    }
                     if (!notices.isEmpty()) {
                         spin.arrived(false);
                     }
@@ -420,7 +469,7 @@ public final class NodeChannel implements AutoCloseable {
      */
     public void expectNotice() {
         if (spin.expect()) {
-            selector.wakeup();
+            wakeReader();
         }
     }
 
@@ -446,6 +495,22 @@ public final class NodeChannel implements AutoCloseable {
     @Override
     public void close() {
         closeQuietly();
+        standby.want(); // the reader may stand by: it finds the connection closed
+    }
+
+    /** @return times the reader thread returned from its selector (for tests) */
+    long readerWakeups() {
+        return readerWakeups;
+    }
+
+    /** @return replies their callers read themselves (for tests) */
+    long ownReads() {
+        return ownReads;
+    }
+
+    /** @return whether the reader thread stands by now (for tests) */
+    boolean readerStandingBy() {
+        return standby.standing();
     }
 
     private void closeQuietly() {

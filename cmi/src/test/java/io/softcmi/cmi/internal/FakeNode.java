@@ -1,0 +1,106 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.wire.ControlMessage;
+import io.softcmi.wire.Frame;
+import io.softcmi.wire.FrameIO;
+import io.softcmi.wire.FrameReader;
+import io.softcmi.wire.MessageType;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A stand-in for {@code cmid} on a Unix-domain socket, for tests of {@link NodeChannel}: one
+ * connection, served by one thread that polls it (so replies come within microseconds, as from
+ * a daemon that polls) and answers every request with a {@link ControlMessage.LongsValue} of 16
+ * fields. Notices handed to {@link #notice} are written before the next reply, or at once if no
+ * request comes.
+ */
+final class FakeNode implements AutoCloseable {
+    private final Path dir;
+    private final ServerSocketChannel server;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<ControlMessage> notices = new ConcurrentLinkedQueue<>();
+    private volatile boolean stop;
+    private volatile long requests;
+
+    FakeNode() throws IOException {
+        dir = Files.createTempDirectory("softcmi-fake-node");
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(dir.resolve(NodeChannel.SOCKET_NAME)));
+        thread = Thread.ofPlatform().daemon().name("fake-node").start(this::serve);
+    }
+
+    /** @return the node directory to connect to */
+    Path directory() {
+        return dir;
+    }
+
+    /** @return requests answered so far */
+    long requests() {
+        return requests;
+    }
+
+    /** Queues a notice (correlation id 0) for the process. */
+    void notice(ControlMessage m) {
+        notices.add(m);
+    }
+
+    private void serve() {
+        try (SocketChannel ch = server.accept()) {
+            ch.configureBlocking(false);
+            FrameReader in = new FrameReader();
+            while (!stop) {
+                sendNotices(ch);
+                if (in.fill(ch) == 0) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                Frame f;
+                while ((f = in.next()) != null) {
+                    MessageType.decode(f);
+                    sendNotices(ch);
+                    long[] v = new long[16];
+                    v[0] = f.correlationId();
+                    requests++; // before the reply: its caller may look at once
+                    write(ch, MessageType.toFrame(new ControlMessage.LongsValue(v), f.correlationId()));
+                }
+            }
+        } catch (IOException e) {
+            // The process closed the connection, or the test ended.
+        }
+    }
+
+    private void sendNotices(SocketChannel ch) throws IOException {
+        ControlMessage m;
+        while ((m = notices.poll()) != null) {
+            write(ch, MessageType.toFrame(m, 0));
+        }
+    }
+
+    private static void write(SocketChannel ch, Frame f) throws IOException {
+        ByteBuffer b = FrameIO.encode(f);
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        stop = true;
+        server.close();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Files.deleteIfExists(dir.resolve(NodeChannel.SOCKET_NAME));
+        Files.deleteIfExists(dir);
+    }
+}
