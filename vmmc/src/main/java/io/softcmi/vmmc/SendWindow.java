@@ -32,9 +32,7 @@ final class SendWindow {
     /** One step of the slow-down. */
     private static final long BACKOFF_NANOS = 50_000;
     /** Longest slow-down before one send. */
-    static final long MAX_BACKOFF_NANOS = 20_000_000;
-    /** From this many times {@link #BACKLOG} on, the sender takes the longest slow-down step. */
-    static final int BRAKE_FACTOR = 4;
+    private static final long MAX_BACKOFF_NANOS = 20_000_000;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
@@ -79,25 +77,7 @@ final class SendWindow {
         while (!pending.isEmpty()) {
             settle(pending.pollFirst());
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(backoffNanos(excess * BACKLOG));
-    }
-
-    /**
-     * How long a sender parks for a receiver backlog above {@link #BACKLOG}: in proportion to the
-     * excess, and the longest step ({@link #MAX_BACKOFF_NANOS}) from {@link #BRAKE_FACTOR} times
-     * {@link #BACKLOG} on. The proportional steps alone could settle where the receiver's rate
-     * matches the sender's with a backlog near the home's refusal line (5,000 unwritten notices),
-     * and a stall of the receiver then got a {@code SendData} refused ({@code TRANSIENT}); seen in
-     * {@code OnewayBandwidth}'s small messages on a loaded machine.
-     *
-     * @param backlog the receiver's backlog of unwritten notices reported by the home
-     * @return nanoseconds to park before the next send
-     */
-    static long backoffNanos(long backlog) {
-        if (backlog >= BRAKE_FACTOR * BACKLOG) {
-            return MAX_BACKOFF_NANOS;
-        }
-        return Math.min(MAX_BACKOFF_NANOS, backlog / BACKLOG * BACKOFF_NANOS * Math.max(1, SIZE));
+        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(MAX_BACKOFF_NANOS, excess * BACKOFF_NANOS * SIZE));
     }
 
     /** Adds a message just sent. */

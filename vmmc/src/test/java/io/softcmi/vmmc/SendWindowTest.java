@@ -95,13 +95,4 @@ class SendWindowTest {
         assertEquals(1, c.awaited, "drain waits for every message");
         assertNull(w.drain(), "empty afterwards");
     }
-
-    @Test
-    void shouldBrakeHardWhenTheReceiverFallsFarBehind() {
-        assertEquals(SendWindow.MAX_BACKOFF_NANOS, SendWindow.backoffNanos(SendWindow.BRAKE_FACTOR * SendWindow.BACKLOG),
-            "near the home's refusal line: the longest step");
-        assertTrue(SendWindow.backoffNanos(2 * SendWindow.BACKLOG) < SendWindow.MAX_BACKOFF_NANOS,
-            "a little behind: in proportion to the excess");
-        assertTrue(SendWindow.backoffNanos(2 * SendWindow.BACKLOG) > 0);
-    }
 }
