@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * ({@link PollBudget#crowded()}, from {@code /proc/loadavg}), or while no core looks idle
  * ({@link PollBudget#idleCore()}, as for the answer window of {@code NoticeSpin}: a window may
  * last a whole round trip, and the threads that the awaited message must cross first need the
- * cores; on a 2-core VM, forcing the window on made the VMMC ping-pong 2-3 times slower). The caller still takes this JVM's
+ * cores; on a 2-core VM, forcing the window on made the VMMC ping-pong 2-3.7 times slower). The caller still takes this JVM's
  * poller slot ({@link PollBudget#startPolling()}) and stops on preemption
  * ({@link PollBudget#stillScheduled}), like every poll loop of the engine. Modelled on the
  * "spin while work is likely close" phase of Aeron's {@code BackoffIdleStrategy}, with the
