@@ -1,5 +1,6 @@
 package io.softcmi.node;
 
+import io.softcmi.cmi.internal.ArrivalWindow;
 import io.softcmi.cmi.internal.PollBudget;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -16,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * every {@link DataConnection} handed to it, and serves all of them. When a pass finds nothing
  * to do it polls the selector for a {@link PollBudget} (only while requests have been arriving
  * within a few round trips, or within {@link #TRAFFIC_NANOS}, and never while the machine's
- * cores are busy), then blocks in
+ * cores are busy), longer while requests have been arriving at short intervals (the
+ * {@link ArrivalWindow}, under the same load rules), then blocks in
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
  */
 final class DataIoLoop implements Runnable {
@@ -34,6 +36,8 @@ final class DataIoLoop implements Runnable {
     /** TLS connections holding decrypted input the selector cannot report: served again before any wait. */
     private final ArrayDeque<SelectionKey> again = new ArrayDeque<>();
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, true);
+    /** Polls longer while requests have been arriving at short intervals (this thread only). */
+    private final ArrivalWindow arrivals = ArrivalWindow.fromProperties();
     private final DataPathStats stats;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean running = true;
@@ -88,6 +92,7 @@ final class DataIoLoop implements Runnable {
                 }
                 long workStart = System.nanoTime();
                 if (ready > 0) {
+                    arrivals.arrived();
                     serveSelected();
                     lastRequest = System.nanoTime();
                 }
@@ -110,28 +115,44 @@ final class DataIoLoop implements Runnable {
         }
     }
 
-    /** Polls the selector for the current budget. @return ready keys, 0 if none came in time */
+    /**
+     * Polls the selector for the current budget, or longer while requests have been arriving at
+     * short intervals ({@link ArrivalWindow}). @return ready keys, 0 if none came in time
+     */
     private int poll(long start) throws IOException {
         long limit = budget.budget();
         if (limit == 0 && start - lastRequest < TRAFFIC_NANOS && !PollBudget.contended() && !PollBudget.crowded()) {
             limit = MAX_POLL_NANOS; // see TRAFFIC_NANOS: two ends that both block never recover otherwise
+        }
+        long until = arrivals.pollUntil();
+        if (until != 0 && until - start > limit) {
+            limit = until - start;
         }
         if (limit == 0 || !PollBudget.startPolling()) {
             return 0;
         }
         try {
             long previous = start;
+            boolean scored = false; // the budget's hit rate is about its own MAX_POLL_NANOS
             while (incoming.isEmpty()) {
                 long now = System.nanoTime();
-                if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                if (!scored && now - start >= MAX_POLL_NANOS) {
                     budget.polled(false);
+                    scored = true;
+                }
+                if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                    if (!scored) {
+                        budget.polled(false);
+                    }
                     return 0;
                 }
                 previous = now;
                 Thread.onSpinWait();
                 int ready = selector.selectNow();
                 if (ready > 0) {
-                    budget.polled(true);
+                    if (!scored) {
+                        budget.polled(true);
+                    }
                     return ready;
                 }
             }

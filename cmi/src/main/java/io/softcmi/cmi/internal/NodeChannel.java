@@ -72,6 +72,8 @@ public final class NodeChannel implements AutoCloseable {
     private volatile boolean readerReading;
     /** Replies their callers read themselves (under {@link #readLock}; read by tests). */
     private volatile long ownReads;
+    /** When the reader polls because notices have been arriving at short intervals (reader thread only). */
+    private final ArrivalWindow arrivals = ArrivalWindow.fromProperties();
     /** Set while the reader thread runs the listener (it does not read meanwhile). */
     private volatile boolean delivering;
     private volatile Consumer<ControlMessage> noticeListener = m -> { };
@@ -429,12 +431,15 @@ public final class NodeChannel implements AutoCloseable {
 
     /**
      * Polls the socket for notices while the answer window of a notification this process sent
-     * is open ({@link NoticeSpin}), instead of parking in the selector.
+     * is open ({@link NoticeSpin}), or while notices have been arriving at short intervals
+     * ({@link ArrivalWindow}), instead of parking in the selector.
      *
      * @return true if notices arrived meanwhile; false to park
      */
     private boolean pollForNotices() throws IOException {
-        long until = spin.pollUntil();
+        long answer = spin.pollUntil();
+        long stream = arrivals.pollUntil();
+        long until = answer == 0 ? stream : stream == 0 || answer - stream > 0 ? answer : stream;
         if (until == 0 || !PollBudget.startPolling()) {
             return false;
         }
@@ -445,7 +450,9 @@ public final class NodeChannel implements AutoCloseable {
                     readAvailable();
                 }
                 if (!notices.isEmpty()) {
-                    spin.polled(true);
+                    if (answer != 0) {
+                        spin.polled(true);
+                    }
                     spin.arrived(true);
                     return true;
                 }
@@ -456,7 +463,9 @@ public final class NodeChannel implements AutoCloseable {
                 previous = now;
                 Thread.onSpinWait();
             }
-            spin.polled(false);
+            if (answer != 0) {
+                spin.polled(false);
+            }
             return false;
         } finally {
             PollBudget.endPolling();
@@ -476,6 +485,9 @@ public final class NodeChannel implements AutoCloseable {
     /** Hands the queued notices to the listener, in order (reader thread only; a call the listener makes only queues more). */
     private void deliverNotices() {
         ControlMessage m;
+        if (!notices.isEmpty()) {
+            arrivals.arrived();
+        }
         delivering = true;
         try {
             while ((m = notices.poll()) != null) {

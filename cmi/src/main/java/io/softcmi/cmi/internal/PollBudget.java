@@ -83,6 +83,11 @@ public final class PollBudget {
         return 0;
     }
 
+    /** @return whether polling is on ({@link #POLL_PROPERTY} not {@code false}) */
+    public static boolean enabled() {
+        return POLL;
+    }
+
     /** @return whether a waiter would poll now without probing: polling is on, has been paying, and cores are free */
     public boolean paying() {
         return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended() && !(yieldToRunnable && crowded());

@@ -329,7 +329,7 @@ final class RemoteConnection implements AutoCloseable {
 
     /**
      * The sending half of {@link #putThenNotify} for a store of 1 byte to {@link DataProtocol#MAX_PAYLOAD}:
-     * both requests written back to back under the send lock ({@code src} is in the socket when
+     * both requests written in one write under the send lock ({@code src} is in the socket when
      * this returns), nobody waiting yet. Their replies are read by whoever reads the connection
      * next (a waiter, or a writer whose socket is full), so they never pile up unread.
      *
@@ -341,14 +341,8 @@ final class RemoteConnection implements AutoCloseable {
         Call store = new Call();
         Call notice = new Call();
         notice.flags = noticeFlags(waitersOffset);
-        writer.sendLock.lock();
-        try {
-            writer.sendPayload(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src, deadline);
-            writer.send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
-                deadline - System.nanoTime());
-        } finally {
-            writer.sendLock.unlock();
-        }
+        writer.sendPayloadThenRequest(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src,
+            notice, DataProtocol.OP_NOTIFY, notifyOffset, value, Math.max(0, waitersOffset), deadline);
         return new Call[] {store, notice};
     }
 

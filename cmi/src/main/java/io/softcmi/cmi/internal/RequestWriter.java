@@ -38,7 +38,9 @@ final class RequestWriter {
     final ReentrantLock sendLock = new ReentrantLock();
     private final ByteBuffer out = DataProtocol.newBuffer();
     private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
-    private final ByteBuffer[] parts = new ByteBuffer[2];
+    /** The header of a request that follows a payload in the same write ({@link #sendPayloadThenRequest}). */
+    private final ByteBuffer tail = DataProtocol.newBuffer();
+    private final ByteBuffer[] parts = new ByteBuffer[3];
     private final AtomicLong nextRequestId = new AtomicLong();
     // What is blocked now, for the BlockingWatchdog: the deadline is valid while the flag is set.
     private long writeDeadline;
@@ -131,6 +133,50 @@ final class RequestWriter {
         }
     }
 
+    /**
+     * Sends a request with payload {@code src} and, in the same write, a request without payload
+     * after it ({@code putAndNotify}'s store and notification): the home finds both in one read
+     * and is woken once, not once per request.
+     */
+    void sendPayloadThenRequest(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b,
+            MemorySegment src, Call next, byte nextOp, long nextOffset, long nextA, long nextB, long deadline) {
+        int n = (int) src.byteSize();
+        c.op = op;
+        c.segmentId = segmentId;
+        c.offset = offset;
+        c.bytes = n;
+        next.op = nextOp;
+        next.segmentId = segmentId;
+        next.offset = nextOffset;
+        next.bytes = 0;
+        boolean interrupted = connection.blocking() && Thread.interrupted(); // would close the socket in a blocking write
+        sendLock.lock();
+        try {
+            c.id = nextRequestId.incrementAndGet();
+            calls.put(c.id, c);
+            next.id = nextRequestId.incrementAndGet();
+            calls.put(next.id, next);
+            DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
+                token.secretLo(), offset, a, b, n);
+            out.flip();
+            DataProtocol.writeRequest(tail, nextOp, next.id, segmentId, token.tokenId(), token.secretHi(),
+                token.secretLo(), nextOffset, nextA, nextB, 0);
+            tail.put(5, next.flags);
+            tail.flip();
+            parts[2] = tail;
+            write(RemoteConnection.hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE)),
+                deadline);
+        } catch (IOException e) {
+            connection.fail(STATUS_IO);
+        } finally {
+            parts[2] = null;
+            sendLock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private void putBits(int at, int width, long bits) {
         switch (width) {
             case 1 -> outSegment.set(ValueLayout.JAVA_BYTE, at, (byte) bits);
@@ -141,7 +187,8 @@ final class RequestWriter {
     }
 
     /**
-     * Writes {@link #out} (flipped) and then {@code payload}. When the socket is full it reads
+     * Writes {@link #out} (flipped), then {@code payload}, then the request in {@code parts[2]}
+     * if set (only with a payload). When the socket is full it reads
      * replies meanwhile if nobody else does (so two ends that both write cannot deadlock), and
      * backs off in short parks; past the deadline the connection fails. In blocking mode the
      * write blocks, and the {@link BlockingWatchdog} does both.
@@ -158,8 +205,9 @@ final class RequestWriter {
             writeBlocked = true;
         }
         try {
-            while (out.hasRemaining() || payload != null && payload.hasRemaining()) {
-                long n = payload == null ? channel.write(out) : gather.write(parts);
+            ByteBuffer last = parts[2];
+            while (out.hasRemaining() || payload != null && payload.hasRemaining() || last != null && last.hasRemaining()) {
+                long n = payload == null ? channel.write(out) : last == null ? gather.write(parts, 0, 2) : gather.write(parts);
                 if (n > 0) {
                     continue;
                 }

@@ -12,13 +12,14 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What the samples share: a master that spawns its peers with {@code vmmc_Spawn} on the next
  * hosts of {@code vmmc_SessionHosts}, and in every process a data buffer (rbufid 1) whose
- * notifications release {@link #arrivals}. Buffer layout of the samples: the data buffer holds
+ * notifications are counted for {@link #await}. Buffer layout of the samples: the data buffer holds
  * {@code nwords} words per process of the run.
  */
 public final class Peers {
@@ -30,9 +31,15 @@ public final class Peers {
     final List<ProcessId> procs;
     final MemorySegment buf;
     final ExportHandle export;
-    /** Released once per notification arriving in this process's data buffer. */
-    final Semaphore arrivals = new Semaphore(0);
-    /** Run by the data buffer's handler before it releases {@link #arrivals}, if set (a sample's answer from the handler). */
+    /** Notifications arrived in this process's data buffer (counted by the handler). */
+    private final AtomicLong arrived = new AtomicLong();
+    /** The count {@link #await} waits for; {@link Long#MAX_VALUE} while nobody waits. */
+    private volatile long wanted = Long.MAX_VALUE;
+    /** The thread in {@link #await}, or null. */
+    private volatile Thread waiter;
+    /** Arrivals the earlier waits took (waiting thread only). */
+    private long taken;
+    /** Run by the data buffer's handler before it counts the arrival, if set (a sample's answer from the handler). */
     volatile Runnable onArrival;
     final List<ImportHandle> imports = new ArrayList<>();
 
@@ -46,7 +53,11 @@ public final class Peers {
             if (r != null) {
                 r.run();
             }
-            arrivals.release();
+            // Wakes the waiting thread only when its count is reached, not once per message:
+            // a wake-up per message would take a core from the exchange itself.
+            if (arrived.incrementAndGet() >= wanted) {
+                LockSupport.unpark(waiter);
+            }
         },
             EnumSet.of(BufFlag.READWRITE), 0);
     }
@@ -134,14 +145,27 @@ public final class Peers {
 
     /** Waits for {@code n} notifications in this process's data buffer. */
     void await(int n) {
+        long target = taken + n;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        waiter = Thread.currentThread();
+        wanted = target; // then re-read the count: the handler either sees this or we see its count
         try {
-            if (!arrivals.tryAcquire(n, 120, TimeUnit.SECONDS)) {
-                throw new VmmcException(io.softcmi.vmmc.VmmcResult.IN_PROGRESS, "timed out waiting for " + n + " notifications");
+            while (arrived.get() < target) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new VmmcException(io.softcmi.vmmc.VmmcResult.IN_PROGRESS, "timed out waiting for " + n + " notifications");
+                }
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted waiting for notifications");
+                }
+                LockSupport.parkNanos(this, left);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        } finally {
+            wanted = Long.MAX_VALUE;
+            waiter = null;
         }
+        taken = target;
     }
 
     /** @param r a rank @return the DestSpace address of rank r's data buffer */

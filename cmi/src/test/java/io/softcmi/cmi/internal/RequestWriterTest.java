@@ -1,0 +1,94 @@
+package io.softcmi.cmi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.softcmi.wire.DataProtocol;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code putAndNotify}'s store and notification leave in <b>one</b> write, so the home finds both
+ * in one read and is woken once per message instead of once per request. A channel that records
+ * each write stands for the socket.
+ */
+class RequestWriterTest {
+    /** Records the bytes of each write call. */
+    private static final class RecordingChannel implements ByteChannel, GatheringByteChannel {
+        final List<byte[]> writes = new ArrayList<>();
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) {
+            ByteBuffer all = ByteBuffer.allocate(1 << 16);
+            for (int i = offset; i < offset + length; i++) {
+                all.put(srcs[i]);
+            }
+            writes.add(java.util.Arrays.copyOf(all.array(), all.position()));
+            return all.position();
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs) {
+            return write(srcs, 0, srcs.length);
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            return (int) write(new ByteBuffer[] {src});
+        }
+
+        @Override
+        public int read(ByteBuffer dst) {
+            return 0;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void shouldWriteTheStoreAndItsNotificationInOneWrite() throws Exception {
+        try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER);
+                RemoteConnection c = RemoteConnection.open(home.address(), new byte[8], null, 5_000_000_000L);
+                Arena arena = Arena.ofConfined()) {
+            RecordingChannel socket = new RecordingChannel();
+            RequestWriter w = new RequestWriter(c, socket, socket, null, new ConcurrentHashMap<>(), null);
+            MemorySegment src = arena.allocate(8);
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
+            RemoteConnection.Call store = new RemoteConnection.Call();
+            RemoteConnection.Call notice = new RemoteConnection.Call();
+            notice.flags = DataProtocol.FLAG_AFTER_OK;
+            w.sendPayloadThenRequest(store, DataProtocol.OP_PUT, 7, FakeHome.token(), 16, 8, 0, src,
+                notice, DataProtocol.OP_NOTIFY, 24, 99, 0, System.nanoTime() + 5_000_000_000L);
+
+            assertEquals(1, socket.writes.size(), "one write for both requests");
+            ByteBuffer b = ByteBuffer.wrap(socket.writes.get(0)).order(ByteOrder.LITTLE_ENDIAN);
+            assertEquals(2 * DataProtocol.REQUEST_HEADER + 8, b.remaining(), "store header, its payload, notification header");
+            assertEquals(DataProtocol.OP_PUT, b.get(4));
+            assertEquals(store.id, b.getLong(8));
+            assertEquals(16, b.getLong(48), "the store's offset");
+            assertEquals(42, b.getLong(DataProtocol.REQUEST_HEADER), "the payload right after the store's header");
+            int second = DataProtocol.REQUEST_HEADER + 8;
+            assertEquals(DataProtocol.REQUEST_HEADER - 4, b.getInt(second), "the notification has no payload");
+            assertEquals(DataProtocol.OP_NOTIFY, b.get(second + 4));
+            assertEquals(DataProtocol.FLAG_AFTER_OK, b.get(second + 5), "delivered only if the store landed");
+            assertEquals(notice.id, b.getLong(second + 8));
+            assertEquals(store.id + 1, notice.id, "served after the store");
+            assertEquals(24, b.getLong(second + 48), "the notification's offset");
+            assertEquals(99, b.getLong(second + 56), "the notification's value");
+        }
+    }
+}
