@@ -69,6 +69,8 @@ final class RemoteConnection implements AutoCloseable {
     private final ReplyReader reader;
     private final RequestWriter writer;
     private volatile boolean broken;
+    /** Why the connection failed first ({@link #STATUS_IO} or {@link #STATUS_TIMEOUT}); 0 while it has not. */
+    private final java.util.concurrent.atomic.AtomicInteger failedWith = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * One request and, once {@link #done}, its outcome: {@link #status} (0, an access error's
@@ -424,8 +426,14 @@ final class RemoteConnection implements AutoCloseable {
         LockSupport.unpark(c.waiter);
     }
 
-    /** Fails the connection and every call on it. */
+    /**
+     * Fails the connection and every call on it. The first failure's status is every call's: a
+     * deadline that closes the socket under a blocked writer makes that writer fail the
+     * connection too, with an I/O error, and its call must still report the deadline.
+     */
     void fail(int status) {
+        failedWith.compareAndSet(0, status);
+        int first = failedWith.get();
         broken = true;
         try {
             socket.close();
@@ -439,7 +447,7 @@ final class RemoteConnection implements AutoCloseable {
         }
         for (Call c : calls.values()) {
             if (!c.done) {
-                complete(c, status, 0);
+                complete(c, first, 0);
             }
         }
         calls.clear();

@@ -69,6 +69,19 @@ class RemoteConnectionBlockingTest {
     }
 
     @Test
+    void shouldKeepTheFirstFailuresStatusForCallsFailedLater() throws Exception {
+        // The watchdog fails a connection at a deadline (TIMEOUT) and closes its socket; a writer
+        // blocked on that socket then fails it again with an I/O error: its call reports the deadline.
+        try (FakeHome home = new FakeHome(FakeHome.Mode.SILENT); RemoteConnection c = open(home)) {
+            c.fail(RemoteConnection.STATUS_TIMEOUT);
+            RemoteConnection.Call r = assertTimeoutPreemptively(BOUND,
+                () -> c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND));
+            assertTrue(r.done);
+            assertEquals(RemoteConnection.STATUS_TIMEOUT, r.status);
+        }
+    }
+
+    @Test
     void shouldReadRepliesForAWriterBlockedBehindThem() throws Exception {
         int gets = 8;
         int size = DataProtocol.MAX_PAYLOAD;
