@@ -75,15 +75,10 @@ final class RequestWriter {
             long timeoutNanos) {
         int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
         long deadline = System.nanoTime() + timeoutNanos;
-        c.op = op;
-        c.segmentId = segmentId;
-        c.offset = offset;
-        c.bytes = op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload;
-        boolean interrupted = connection.blocking() && Thread.interrupted(); // would close the socket in a blocking write
-        sendLock.lock();
+        describe(c, op, segmentId, offset, op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload);
+        boolean interrupted = lockForSend();
         try {
-            c.id = nextRequestId.incrementAndGet();
-            calls.put(c.id, c);
+            register(c);
             DataProtocol.writeRequest(out, op, c.id, segmentId, token == null ? 0 : token.tokenId(),
                 token == null ? 0 : token.secretHi(), token == null ? 0 : token.secretLo(), offset, a, b, payload);
             out.put(5, c.flags);
@@ -98,10 +93,7 @@ final class RequestWriter {
         } catch (IOException e) {
             connection.fail(STATUS_IO);
         } finally {
-            sendLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            unlockAfterSend(interrupted);
         }
     }
 
@@ -109,27 +101,18 @@ final class RequestWriter {
     void sendPayload(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
             long deadline) {
         int n = (int) src.byteSize();
-        c.op = op;
-        c.segmentId = segmentId;
-        c.offset = offset;
-        c.bytes = n;
-        boolean interrupted = connection.blocking() && Thread.interrupted(); // would close the socket in a blocking write
-        sendLock.lock();
+        describe(c, op, segmentId, offset, n);
+        boolean interrupted = lockForSend();
         try {
-            c.id = nextRequestId.incrementAndGet();
-            calls.put(c.id, c);
+            register(c);
             DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
                 token.secretLo(), offset, a, b, n);
             out.flip();
-            write(RemoteConnection.hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE)),
-                deadline);
+            write(payloadOf(src), deadline);
         } catch (IOException e) {
             connection.fail(STATUS_IO);
         } finally {
-            sendLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            unlockAfterSend(interrupted);
         }
     }
 
@@ -141,21 +124,12 @@ final class RequestWriter {
     void sendPayloadThenRequest(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b,
             MemorySegment src, Call next, byte nextOp, long nextOffset, long nextA, long nextB, long deadline) {
         int n = (int) src.byteSize();
-        c.op = op;
-        c.segmentId = segmentId;
-        c.offset = offset;
-        c.bytes = n;
-        next.op = nextOp;
-        next.segmentId = segmentId;
-        next.offset = nextOffset;
-        next.bytes = 0;
-        boolean interrupted = connection.blocking() && Thread.interrupted(); // would close the socket in a blocking write
-        sendLock.lock();
+        describe(c, op, segmentId, offset, n);
+        describe(next, nextOp, segmentId, nextOffset, 0);
+        boolean interrupted = lockForSend();
         try {
-            c.id = nextRequestId.incrementAndGet();
-            calls.put(c.id, c);
-            next.id = nextRequestId.incrementAndGet();
-            calls.put(next.id, next);
+            register(c);
+            register(next);
             DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
                 token.secretLo(), offset, a, b, n);
             out.flip();
@@ -164,17 +138,51 @@ final class RequestWriter {
             tail.put(5, next.flags);
             tail.flip();
             parts[2] = tail;
-            write(RemoteConnection.hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE)),
-                deadline);
+            write(payloadOf(src), deadline);
         } catch (IOException e) {
             connection.fail(STATUS_IO);
         } finally {
-            parts[2] = null;
-            sendLock.unlock();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            unlockAfterSend(interrupted);
         }
+    }
+
+    /** Records what a call asks for (for its reply and its JFR event). */
+    private static void describe(Call c, byte op, long segmentId, long offset, long bytes) {
+        c.op = op;
+        c.segmentId = segmentId;
+        c.offset = offset;
+        c.bytes = bytes;
+    }
+
+    /** Gives the call its request id and registers it for its reply. Under {@link #sendLock}. */
+    private void register(Call c) {
+        c.id = nextRequestId.incrementAndGet();
+        calls.put(c.id, c);
+    }
+
+    /**
+     * Takes the send lock. In blocking mode an interrupt would close the socket in the write, so
+     * it is cleared here and set again by {@link #unlockAfterSend}.
+     *
+     * @return whether the caller's thread was interrupted
+     */
+    private boolean lockForSend() {
+        boolean interrupted = connection.blocking() && Thread.interrupted();
+        sendLock.lock();
+        return interrupted;
+    }
+
+    private void unlockAfterSend(boolean interrupted) {
+        parts[2] = null;
+        sendLock.unlock();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return {@code src} as a buffer the socket can take: the segment itself where it can be one, else a heap copy */
+    private static ByteBuffer payloadOf(MemorySegment src) {
+        return RemoteConnection.hasByteBuffer(src) ? src.asByteBuffer() : ByteBuffer.wrap(src.toArray(ValueLayout.JAVA_BYTE));
     }
 
     private void putBits(int at, int width, long bits) {
