@@ -1,7 +1,7 @@
 package io.softcmi.node;
 
-import java.util.ArrayList;
-import java.util.List;
+import io.softcmi.cmi.internal.FluxPairs;
+import java.util.Arrays;
 
 /**
  * The ranges of one segment that are in flux (cmi(7) "Consistent data"): bytes a remote context
@@ -12,47 +12,46 @@ import java.util.List;
  * the data path reads the immutable {@link #snapshot()}.
  */
 final class FluxRanges {
-    private final List<long[]> ranges = new ArrayList<>();
+    /** Sorted, disjoint pairs; never changed in place (add and remove replace it), so readers may keep it. */
+    private long[] pairs = new long[0];
 
     /** Adds {@code [start, end)}, merging it with ranges it touches. */
     void add(long start, long end) {
         if (end <= start) {
             return;
         }
-        List<long[]> merged = new ArrayList<>(ranges.size() + 1);
+        long[] out = new long[pairs.length + 2];
+        int n = 0;
         long s = start;
         long e = end;
-        for (long[] r : ranges) {
-            if (r[1] < s || r[0] > e) {
-                merged.add(r);
+        boolean placed = false;
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i + 1] < s) {
+                out[n++] = pairs[i];
+                out[n++] = pairs[i + 1];
+            } else if (pairs[i] > e) {
+                if (!placed) {
+                    out[n++] = s;
+                    out[n++] = e;
+                    placed = true;
+                }
+                out[n++] = pairs[i];
+                out[n++] = pairs[i + 1];
             } else {
-                s = Math.min(s, r[0]);
-                e = Math.max(e, r[1]);
+                s = Math.min(s, pairs[i]);
+                e = Math.max(e, pairs[i + 1]);
             }
         }
-        merged.add(new long[] {s, e});
-        merged.sort((x, y) -> Long.compare(x[0], y[0]));
-        ranges.clear();
-        ranges.addAll(merged);
+        if (!placed) {
+            out[n++] = s;
+            out[n++] = e;
+        }
+        pairs = Arrays.copyOf(out, n);
     }
 
     /** Removes {@code [start, end)}: what is left of ranges it overlaps stays in flux. */
     void remove(long start, long end) {
-        List<long[]> kept = new ArrayList<>(ranges.size() + 1);
-        for (long[] r : ranges) {
-            if (r[1] <= start || r[0] >= end) {
-                kept.add(r);
-                continue;
-            }
-            if (r[0] < start) {
-                kept.add(new long[] {r[0], start});
-            }
-            if (r[1] > end) {
-                kept.add(new long[] {end, r[1]});
-            }
-        }
-        ranges.clear();
-        ranges.addAll(kept);
+        pairs = FluxPairs.without(pairs, start, end);
     }
 
     /**
@@ -61,9 +60,9 @@ final class FluxRanges {
      * @return {@code {start, end}} of that part, or null if none of the range is in flux
      */
     long[] lowest(long start, long end) {
-        for (long[] r : ranges) {
-            if (r[1] > start && r[0] < end) {
-                return new long[] {Math.max(r[0], start), Math.min(r[1], end)};
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i + 1] > start && pairs[i] < end) {
+                return new long[] {Math.max(pairs[i], start), Math.min(pairs[i + 1], end)};
             }
         }
         return null;
@@ -71,17 +70,12 @@ final class FluxRanges {
 
     /** @return true if nothing is in flux */
     boolean isEmpty() {
-        return ranges.isEmpty();
+        return pairs.length == 0;
     }
 
-    /** @return start and end offsets in pairs, sorted: an immutable copy for readers without the lock */
+    /** @return start and end offsets in pairs, sorted: immutable, for readers without the lock */
     long[] snapshot() {
-        long[] out = new long[ranges.size() * 2];
-        for (int i = 0; i < ranges.size(); i++) {
-            out[2 * i] = ranges.get(i)[0];
-            out[2 * i + 1] = ranges.get(i)[1];
-        }
-        return out;
+        return pairs;
     }
 
     /**

@@ -3,10 +3,11 @@ package io.softcmi.cmi.internal;
 import java.util.Arrays;
 
 /**
- * Ranges in flux as the node announces them: a flat array of {@code [start, end)} pairs
- * ({@code start0, end0, start1, end1, ...}).
+ * Ranges in flux as a flat array of sorted, disjoint {@code [start, end)} pairs
+ * ({@code start0, end0, start1, end1, ...}): as the node announces them to its processes, and as
+ * the node keeps them ({@code io.softcmi.node.FluxRanges}).
  */
-final class FluxPairs {
+public final class FluxPairs {
     private FluxPairs() {
     }
 
@@ -17,7 +18,7 @@ final class FluxPairs {
      * @return the ranges without {@code [start, end)}: pairs that overlap it are cut, one that
      *         contains it is split in two
      */
-    static long[] without(long[] pairs, long start, long end) {
+    public static long[] without(long[] pairs, long start, long end) {
         long[] out = new long[pairs.length + 2];
         int n = 0;
         for (int i = 0; i + 1 < pairs.length; i += 2) {
