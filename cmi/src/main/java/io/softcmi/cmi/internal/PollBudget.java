@@ -155,28 +155,19 @@ public final class PollBudget {
         POLLERS.decrementAndGet();
     }
 
-    /** How often {@link #idleCore()} samples the system load. */
-    static final long LOAD_SAMPLE_NANOS = 100_000_000;
-    private static volatile long loadSampledAt = System.nanoTime() - LOAD_SAMPLE_NANOS;
-    private static volatile boolean idleCore;
-
     /**
      * Whether the machine has a core to spare for a long poll: its load average (runnable
-     * threads, over the last minute) is below the number of cores minus one, sampled at most
-     * every {@link #LOAD_SAMPLE_NANOS}. Stricter than the preemption test of
-     * {@link #stillScheduled}, which notices busy cores only once a poll loop was descheduled;
-     * for polls that may last a whole round trip ({@code NoticeSpin}).
+     * threads, over the last minute) is below the number of cores minus one. Taken from the same
+     * sample of {@code /proc/loadavg} as {@link #crowded()}. Stricter than the preemption test
+     * of {@link #stillScheduled}, which notices busy cores only once a poll loop was descheduled;
+     * for polls that may last a whole round trip ({@code NoticeSpin}, {@link ArrivalWindow}).
      *
      * @return true if a core looks idle (false where the load is unknown)
      */
     public static boolean idleCore() {
-        long now = System.nanoTime();
-        if (now - loadSampledAt >= LOAD_SAMPLE_NANOS) {
-            loadSampledAt = now;
-            double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-            idleCore = load >= 0 && load < Runtime.getRuntime().availableProcessors() - 1;
-        }
-        return idleCore;
+        sampleIfDue();
+        double load = loadAverage;
+        return load >= 0 && load < CORES - 1;
     }
 
     /** @return whether pollers in this JVM are backing off because a poller was preempted lately */
@@ -189,8 +180,10 @@ public final class PollBudget {
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     private static final java.util.concurrent.atomic.AtomicLong RUNNABLE_SAMPLED_AT =
         new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - RUNNABLE_SAMPLE_NANOS);
-    /** Where the count comes from: {@code /proc/loadavg}'s fourth field; -1 where unknown. Replaced by tests. */
-    static volatile java.util.function.IntSupplier runnableSource = new LoadAvgRunnable();
+    /** Where the samples come from: {@code /proc/loadavg}; null where unknown. Replaced by tests. */
+    static volatile java.util.function.Supplier<LoadSample> runnableSource = new LoadAvgReader();
+    /** The last sample's one-minute load average; -1 while unknown. */
+    private static volatile double loadAverage = -1;
     /** Moving average of the samples (a quarter of each new one). */
     private static volatile double runnable;
 
@@ -202,32 +195,48 @@ public final class PollBudget {
      * @return true if polling would take a core that another thread waits for
      */
     public static boolean crowded() {
+        sampleIfDue();
+        return runnable >= CORES + 1;
+    }
+
+    /** Samples {@code /proc/loadavg} if the last sample is older than {@link #RUNNABLE_SAMPLE_NANOS}; one caller at a time. */
+    private static void sampleIfDue() {
         long at = RUNNABLE_SAMPLED_AT.get();
         long now = System.nanoTime();
         if (now - at >= RUNNABLE_SAMPLE_NANOS && RUNNABLE_SAMPLED_AT.compareAndSet(at, now)) {
             sampleRunnable();
         }
-        return runnable >= CORES + 1;
     }
 
-    /** Takes one sample of the runnable count now (tests call it to feed {@link #runnableSource}). */
+    /** Takes one sample now (tests call it to feed {@link #runnableSource}). */
     static void sampleRunnable() {
-        int n = runnableSource.getAsInt();
-        if (n >= 0) {
-            runnable += (n - runnable) / 4;
+        LoadSample sample = runnableSource.get();
+        if (sample == null) {
+            return;
         }
+        loadAverage = sample.oneMinute();
+        runnable += (sample.running() - runnable) / 4;
     }
 
-    /** The running/runnable count of {@code /proc/loadavg} ("0.50 0.40 0.30 2/345 6789"), read with one pread. */
-    private static final class LoadAvgRunnable implements java.util.function.IntSupplier {
+    /**
+     * One reading of {@code /proc/loadavg}.
+     *
+     * @param oneMinute the load average over the last minute
+     * @param running the threads running or runnable now (this one included)
+     */
+    record LoadSample(double oneMinute, int running) {
+    }
+
+    /** The one-minute load average and the running count of {@code /proc/loadavg} ("0.50 0.40 0.30 2/345 6789"), read with one pread. */
+    private static final class LoadAvgReader implements java.util.function.Supplier<LoadSample> {
         private final java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(128);
         private java.nio.channels.FileChannel file;
         private boolean unavailable;
 
         @Override
-        public synchronized int getAsInt() {
+        public synchronized LoadSample get() {
             if (unavailable) {
-                return -1;
+                return null;
             }
             try {
                 if (file == null) {
@@ -235,22 +244,13 @@ public final class PollBudget {
                 }
                 buf.clear();
                 int len = file.read(buf, 0);
-                int n = 0;
-                int fields = 0;
-                for (int i = 0; i < len; i++) {
-                    byte b = buf.get(i);
-                    if (b == ' ') {
-                        fields++;
-                    } else if (fields == 3 && b >= '0' && b <= '9') {
-                        n = n * 10 + (b - '0');
-                    } else if (fields == 3) {
-                        return n; // the '/' after the count
-                    }
-                }
-                return -1;
+                String text = new String(buf.array(), 0, Math.max(0, len), java.nio.charset.StandardCharsets.US_ASCII);
+                String[] fields = text.split(" ");
+                return new LoadSample(Double.parseDouble(fields[0]),
+                    Integer.parseInt(fields[3].substring(0, fields[3].indexOf('/'))));
             } catch (java.io.IOException | RuntimeException e) {
-                unavailable = true; // not Linux: only the preemption test
-                return -1;
+                unavailable = true; // not Linux: only the preemption test, and no idle core
+                return null;
             }
         }
     }

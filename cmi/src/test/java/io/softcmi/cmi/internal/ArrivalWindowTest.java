@@ -94,9 +94,9 @@ class ArrivalWindowTest {
 
     @Test
     void shouldCountACrowdedMachineAsBusy() {
-        java.util.function.IntSupplier saved = PollBudget.runnableSource;
+        java.util.function.Supplier<PollBudget.LoadSample> saved = PollBudget.runnableSource;
         try {
-            PollBudget.runnableSource = () -> 64; // many threads wait for a core
+            PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, 64); // many threads wait for a core
             for (int i = 0; i < 40; i++) {
                 PollBudget.sampleRunnable();
             }

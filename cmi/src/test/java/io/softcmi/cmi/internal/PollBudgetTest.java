@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class PollBudgetTest {
     private static final long BUDGET = 50_000;
     private static final int CORES = Runtime.getRuntime().availableProcessors();
-    private IntSupplier realSource;
+    private Supplier<PollBudget.LoadSample> realSource;
 
     @BeforeEach
     void freeCores() {
@@ -32,7 +32,7 @@ class PollBudgetTest {
 
     /** Makes the sampled count of runnable threads {@code n} (the moving average converges). */
     private static void runnable(int n) {
-        PollBudget.runnableSource = () -> n;
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, n);
         for (int i = 0; i < 64; i++) {
             PollBudget.sampleRunnable();
         }
@@ -89,5 +89,22 @@ class PollBudgetTest {
             polls += b.budget() > 0 ? 1 : 0;
         }
         return polls;
+    }
+
+    @Test
+    void shouldTakeTheIdleCoreFromTheSameSampleAsTheRunnableCount() {
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(CORES, 1);
+        PollBudget.sampleRunnable();
+        assertFalse(PollBudget.idleCore(), "a load average of one per core leaves no core idle");
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, 1);
+        PollBudget.sampleRunnable();
+        assertTrue(PollBudget.idleCore());
+    }
+
+    @Test
+    void shouldReadTheLoadAverageAndTheRunningCountOfProcLoadavg() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/loadavg")));
+        PollBudget.LoadSample sample = realSource.get();
+        assertTrue(sample != null && sample.oneMinute() >= 0 && sample.running() >= 1, "sample: " + sample);
     }
 }
