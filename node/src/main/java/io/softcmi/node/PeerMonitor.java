@@ -49,6 +49,8 @@ final class PeerMonitor implements AutoCloseable {
     private final Map<String, PeerView> dead = new java.util.LinkedHashMap<>();
     private static final int DEAD_KEPT = 64;
     private final Thread ticker;
+    /** Judging pauses of the ticker itself; used by the ticker thread only. */
+    private final StillnessWatch stillness;
     private volatile boolean closed;
 
     /** One watched peer. */
@@ -126,6 +128,9 @@ final class PeerMonitor implements AutoCloseable {
         this.suspectNanos = suspectMs * 1_000_000;
         this.deadNanos = Math.max(deadMs, suspectMs) * 1_000_000;
         this.intervalMs = Math.max(10, suspectMs / 4);
+        // Two looks are normally one interval apart; more than half the suspicion time beyond that
+        // means the ticker could not watch for long enough to miss heartbeats it would have seen.
+        this.stillness = new StillnessWatch(intervalMs * 1_000_000 + suspectNanos / 2, System.nanoTime());
         this.ticker = Thread.ofPlatform().daemon().name("cmid-peer-monitor").unstarted(this::run);
     }
 
@@ -138,19 +143,7 @@ final class PeerMonitor implements AutoCloseable {
         while (!closed) {
             try {
                 tick();
-                long before = System.nanoTime();
                 Thread.sleep(intervalMs);
-                long late = System.nanoTime() - before - intervalMs * 1_000_000;
-                if (late > suspectNanos / 2) {
-                    // This daemon itself stood still (SIGSTOP, a long pause): the silence was ours,
-                    // so every peer gets a fresh chance before it is judged.
-                    LOG.log(Level.INFO, "the failure detector was paused for {0} ms: peers are judged afresh",
-                        late / 1_000_000);
-                    long now = System.nanoTime();
-                    for (Watch w : watches.values()) {
-                        w.lastHeard = now;
-                    }
-                }
             } catch (InterruptedException stop) {
                 return;
             } catch (RuntimeException e) {
@@ -196,7 +189,18 @@ final class PeerMonitor implements AutoCloseable {
     }
 
     private void judge(Watch w) {
-        long silence = System.nanoTime() - w.lastHeard;
+        long now = System.nanoTime();
+        long stoodStill = stillness.look(now);
+        if (stoodStill > 0) {
+            // This daemon itself stood still (SIGSTOP, a long pause, no core for it): the silence
+            // was ours, so every peer gets a fresh chance before it is judged.
+            LOG.log(Level.INFO, "the failure detector stood still for {0} ms: peers are judged afresh",
+                stoodStill / 1_000_000);
+            for (Watch each : watches.values()) {
+                each.lastHeard = now;
+            }
+        }
+        long silence = now - w.lastHeard;
         Health next = silence > deadNanos ? Health.DEAD : silence > suspectNanos ? Health.SUSPECT : Health.UP;
         if (next == w.health) {
             return;

@@ -126,6 +126,17 @@ class FailureEventsSystemTest {
         };
     }
 
+    /** What the daemons' failure detectors logged (suspicions, recoveries, their own pauses), for failure messages. */
+    private static String detectorLines(NodeProcess... nodes) {
+        StringBuilder out = new StringBuilder();
+        for (NodeProcess n : nodes) {
+            ClusterNodes.log(n).lines()
+                .filter(l -> l.contains("suspected") || l.contains("answers again") || l.contains("judged afresh"))
+                .forEach(l -> out.append('\n').append(n).append(": ").append(l));
+        }
+        return out.toString();
+    }
+
     /** @return the events from the last CMAP that lists {@code node} on (all of them if none does) */
     private static List<CmiEvent> lastEpisode(List<CmiEvent> events, NodeProcess node) {
         for (int i = events.size() - 1; i >= 0; i--) {
@@ -327,7 +338,8 @@ class FailureEventsSystemTest {
         onB.run(x -> ib.mapping().putLong(0, 1234)); // acknowledged: write-through
         Thread.sleep(600);
         List<Long> detection = new ArrayList<>();
-        for (int round = 0; round < 3; round++) {
+        for (int r = 0; r < 3; r++) {
+            int round = r;
             long stopped = System.nanoTime();
             signal("STOP", a.pid());
             try {
@@ -353,7 +365,8 @@ class FailureEventsSystemTest {
             assertTrue(cmap >= 0 && !lists((ConnectivityMap) after.get(cmap), a), "a new map without A: " + after);
             assertEquals(-1, indexOf(after, HomeContextDown.class), "a hang shorter than the death time kills nothing");
             assertEquals(1234L, (long) onB.call(x -> ib.mapping().getLong(0)), "the acknowledged store survived the hang");
-            assertEquals(SegState.ACTIVE, onB.call(x -> x.segStatus(ib.proxy()).state()));
+            assertEquals(SegState.ACTIVE, onB.call(x -> x.segStatus(ib.proxy()).state()),
+                () -> "after RESUME (round " + round + "), the detectors said: " + detectorLines(a, b));
             onB.run(x -> x.segDt(x.segAt(ib.proxy(), Set.of())));
         }
         detection.sort(null);
