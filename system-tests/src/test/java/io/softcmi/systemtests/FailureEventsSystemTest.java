@@ -126,6 +126,28 @@ class FailureEventsSystemTest {
         };
     }
 
+    /**
+     * The import's state once its home resumed. On a loaded machine the importer's detector may
+     * suspect the home once more right after it resumed: a second episode (CMAP, QUIESCE, CMAP,
+     * RESUME) that the importer hears as events, after which the state is asked again. A
+     * QUIESCED state that no such episode explains stays QUIESCED (and fails the caller's assertion).
+     */
+    private static SegState stateAfterResume(ContextThread t, Imported imp) {
+        SegState state = t.call(x -> x.segStatus(imp.proxy()).state());
+        if (state != SegState.QUIESCED) {
+            return state;
+        }
+        List<CmiEvent> more = drain(t);
+        int quiesce = indexOf(more, Quiesce.class);
+        if (quiesce < 0) {
+            return state;
+        }
+        if (more.subList(quiesce, more.size()).stream().noneMatch(e -> e instanceof Resume)) {
+            eventsUntil(t, e -> e instanceof Resume, EVENT_WAIT);
+        }
+        return t.call(x -> x.segStatus(imp.proxy()).state());
+    }
+
     /** What the daemons' failure detectors logged (suspicions, recoveries, their own pauses), for failure messages. */
     private static String detectorLines(NodeProcess... nodes) {
         StringBuilder out = new StringBuilder();
@@ -365,7 +387,7 @@ class FailureEventsSystemTest {
             assertTrue(cmap >= 0 && !lists((ConnectivityMap) after.get(cmap), a), "a new map without A: " + after);
             assertEquals(-1, indexOf(after, HomeContextDown.class), "a hang shorter than the death time kills nothing");
             assertEquals(1234L, (long) onB.call(x -> ib.mapping().getLong(0)), "the acknowledged store survived the hang");
-            assertEquals(SegState.ACTIVE, onB.call(x -> x.segStatus(ib.proxy()).state()),
+            assertEquals(SegState.ACTIVE, stateAfterResume(onB, ib),
                 () -> "after RESUME (round " + round + "), the detectors said: " + detectorLines(a, b));
             onB.run(x -> x.segDt(x.segAt(ib.proxy(), Set.of())));
         }
