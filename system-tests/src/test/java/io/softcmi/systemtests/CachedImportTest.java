@@ -126,7 +126,7 @@ class CachedImportTest {
 
     @Test
     void shouldWriteBackADenseMegabyteInLargeFramesAndKeepTheNeighboursBytes() {
-        // Frames of up to 256 KiB (the home's input buffer grows for them), runs merged across
+        // Frames of up to 516 KiB (the home's input buffer grows for them), runs merged across
         // lines, and partly stored lines at both ends whose other bytes another node wrote.
         Shared s = fresh(2L << 20, false, 0);
         long start = 1024 + 3;

@@ -133,10 +133,13 @@ public final class DataProtocol {
     /**
      * Largest payload of an {@link #OP_DIFF} request: it is served from the home's input buffer
      * whole (a connection's buffer grows to hold frames this large when the first one comes).
-     * Version 4 allowed 32 KiB: a dense write-back then paid a request's fixed costs (system
-     * calls, a reply, a loop round at the home) every 32 KiB.
+     * 512 KiB of stored bytes plus room for run headers, so a dense megabyte goes in two frames
+     * (docs/cache.md "Write-back"). Version 4 allowed 32 KiB and version 5 256 KiB: a dense
+     * megabyte then took four full frames and a fifth of the last runs' 48 header bytes, and each
+     * frame paid a request's fixed costs (system calls at both ends, a reply, a loop round and a
+     * wake-up at the home).
      */
-    public static final int MAX_DIFF_PAYLOAD = 256 * 1024;
+    public static final int MAX_DIFF_PAYLOAD = 512 * 1024 + 4096;
     /** Most ranges in an {@link #OP_ACQUIRE} reply (16 bytes each). */
     public static final int MAX_ACQUIRE_RANGES = 256;
     /** Bytes of one run header in an {@link #OP_DIFF} payload: offset (8) and length (4). */
@@ -166,9 +169,9 @@ public final class DataProtocol {
     /**
      * The data protocol version this build speaks (sent in HELLO). Version 1 had no version
      * field; version 2 had no challenge after the HELLO; version 3 had no FILL, DIFF or ACQUIRE;
-     * version 4 limited a DIFF's payload to 32 KiB.
+     * version 4 limited a DIFF's payload to 32 KiB, version 5 to 256 KiB.
      */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
 
     private DataProtocol() {
     }

@@ -108,6 +108,16 @@ final class DiffFrames {
         return Arena.ofAuto().allocate(bytes, 8);
     }
 
+    /**
+     * @return the size after {@code size}: twice as large, or the largest frame once twice would
+     *         pass it, or come within one first frame of it (512 KiB grows straight to the
+     *         largest frame, 516 KiB, without a step of its own)
+     */
+    static int grown(int size) {
+        long twice = 2L * size;
+        return twice >= DataProtocol.MAX_DIFF_PAYLOAD - FIRST_FRAME ? DataProtocol.MAX_DIFF_PAYLOAD : (int) twice;
+    }
+
     /** @return how much of a run of {@code len} bytes at {@code off} fits in {@code room}: all, or up to a word boundary */
     private static int fit(long off, int len, int room) {
         if (len <= room) {
@@ -137,7 +147,7 @@ final class DiffFrames {
         lineCount = 0;
         if (full && frame.byteSize() < DataProtocol.MAX_DIFF_PAYLOAD) {
             // Dense write-backs go in fewer, larger requests: each costs system calls and a reply.
-            frame = newFrame((int) Math.min(2 * frame.byteSize(), DataProtocol.MAX_DIFF_PAYLOAD));
+            frame = newFrame(grown((int) frame.byteSize()));
         }
         full = false;
         if (currentLine >= 0) {

@@ -482,6 +482,7 @@ public final class SegmentCache {
         // these flights instead of returning before they are acknowledged.
         inFlightCount = inFlight.size() + dirtyCount;
         List<Flight> sent = new ArrayList<>();
+        int written = 0; // counted once at the end, not per line (two LongAdder increments a line, with the process's counters)
         frames.begin(sent);
         try {
             for (int idx = which.nextSetBit(from); idx >= 0 && idx <= to; idx = which.nextSetBit(idx + 1)) {
@@ -489,7 +490,7 @@ public final class SegmentCache {
                 if (l != null && l.dirty()) {
                     frames.addLine((long) idx << shift, l.data, l.stored, validLength(idx));
                     l.stored = null;
-                    stats.writeBackLines.increment();
+                    written++;
                 }
                 if (dirty.get(idx)) {
                     dirty.clear(idx); // which may be dirty itself: clearing the bit just visited is safe
@@ -497,6 +498,7 @@ public final class SegmentCache {
                 }
             }
         } finally {
+            stats.writeBackLines.add(written);
             frames.end();
             dirtyLines = dirtyCount;
             inFlight.addAll(sent);
