@@ -125,7 +125,7 @@ final class RemoteMapping implements CmiMapping {
     private void aimHint(SegmentCache sc, long off) {
         Thread me = Thread.currentThread();
         LineHint h = hint;
-        if (h == null || h.owner() != me) {
+        if (h.owner() != me) {
             h = new LineHint(me);
             hint = h;
         }
@@ -135,7 +135,7 @@ final class RemoteMapping implements CmiMapping {
     /** The calling thread turned remote access off: its hint must not serve another load. */
     void forgetEnabled(Thread me) {
         LineHint h = hint;
-        if (h != null && h.owner() == me) {
+        if (h.owner() == me) {
             h.clear();
         }
     }
@@ -165,17 +165,17 @@ final class RemoteMapping implements CmiMapping {
 
     /**
      * The last thread's line hint (docs/cache.md, "Hits"): a load by that thread that falls in
-     * the line it read last, still cached, reads it with a few loads and a bounds check. The
-     * hint is made only after every check of {@link #check} passed. It is invalid from the
-     * moment its line leaves the cache, which every detach and token change does to all lines,
-     * and its owner forgets it when it turns remote access off
-     * ({@link #forgetEnabled}: {@code cmi_enb(0)}, {@code fini}).
+     * the line it read last, still cached, reads it after one volatile read and a bounds check.
+     * The hint is made only after every check of {@link #check} passed. It is invalid from the
+     * moment any line leaves the cache or an acquire is deferred ({@code HintEpoch}), which
+     * every detach and token change does too, and its owner forgets it when it turns remote
+     * access off ({@link #forgetEnabled}: {@code cmi_enb(0)}, {@code fini}).
      */
-    private LineHint hint;
+    private LineHint hint = LineHint.NONE;
 
     private long load(long off, int width) {
         LineHint h = hint;
-        if (h != null && h.owner() == Thread.currentThread() && h.covers(off, width)) {
+        if (h.owner() == Thread.currentThread() && h.covers(off, width)) {
             return h.get(off, width);
         }
         return loadMissingHint(off, width);
