@@ -129,7 +129,7 @@ public final class CacheBenchmark {
             System.out.println(report);
             double localMapping = home.submit(() -> {
                 a.enable(true); // the home's attach is a CmiMapping too: its loads check cmi_enb
-                return bestOf(30, () -> sumLocalMapping(homeAttach[0]));
+                return bestOf(OWN_METHOD_ROUNDS, () -> sumLocalMapping(homeAttach[0]));
             }).get();
             System.out.println(String.format(Locale.ROOT, "re-read, each loop in a method of its own: local CmiMapping getLong"
                 + " (the home's own attach, same segment): %.2f ns; cached/local CmiMapping %.1fx%n",
@@ -262,14 +262,22 @@ public final class CacheBenchmark {
         // 4. The re-read again, each loop compiled as a method of its own rather than OSR-compiled
         // inside this one (after the counters above, so they stay comparable with older runs).
         sum += sumMapping(m); // the acquires of the miss loop dropped the lines: fill them again
-        double cachedOwn = bestOf(30, () -> sumMapping(m));
-        double localOwn = bestOf(30, () -> sumSegment(local));
+        double cachedOwn = bestOf(OWN_METHOD_ROUNDS, () -> sumMapping(m));
+        double localOwn = bestOf(OWN_METHOD_ROUNDS, () -> sumSegment(local));
         OWN_METHOD_CACHED[0] = cachedOwn;
         out.append(String.format(Locale.ROOT, "re-read, each loop in a method of its own: cached %.2f ns/getLong; local"
-            + " MemorySegment %.2f ns; ratio %.1fx (best of 30 rounds)%n", cachedOwn, localOwn, cachedOwn / localOwn));
+            + " MemorySegment %.2f ns; ratio %.1fx (best of %d rounds)%n", cachedOwn, localOwn, cachedOwn / localOwn,
+            OWN_METHOD_ROUNDS));
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
     }
+
+    /**
+     * Rounds of each loop in a method of its own, best taken: enough for the JIT's last tier to
+     * compile each loop on a loaded machine (with 30, a round of 0.2 to 2 ms, some runs timed
+     * code of a lower tier only).
+     */
+    private static final int OWN_METHOD_ROUNDS = 300;
 
     /** The cached re-read of the last run of {@link #measure}, each loop in its own method (ns per getLong). */
     private static final double[] OWN_METHOD_CACHED = new double[1];
