@@ -49,7 +49,11 @@ import java.util.concurrent.TimeUnit;
  *       after 1,000 untimed ones), with the CPU time of the thread in {@code wmb} and of the raw
  *       stream's sender per MiB;</li>
  * </ul>
- * and prints the process's cache counters. The line size is {@code -Dsoftcmi.cache.lineSize}.
+ * and prints the process's cache counters. Last, the re-read again with each loop in a method of its
+ * own (compiled whole, where the first figures come from loops OSR-compiled inside one large
+ * method), beside the same loop over the home's own attach of the segment (a local
+ * {@code CmiMapping}, whose every {@code getLong} makes its checks too). The line size is
+ * {@code -Dsoftcmi.cache.lineSize}.
  * The background write-back is off unless {@code -Dsoftcmi.cache.writeBackMs} is given, so that
  * the timed {@code wmb} writes the whole dirty megabyte.
  *
@@ -112,9 +116,11 @@ public final class CacheBenchmark {
             }
             CmiContext a = home.submit(ClusterBench.context(dir.resolve("n1"))).get();
             CmiContext b = remote.submit(ClusterBench.context(dir.resolve("n2"))).get();
+            CmiMapping[] homeAttach = new CmiMapping[1];
             byte[][] handles = home.submit(() -> {
                 CmiSegment s = a.segGet(4L * MIB, Set.of());
-                a.segAt(s, Set.of()); // a home-local writable attach: every acquire elsewhere invalidates all lines
+                // A home-local writable attach: every acquire elsewhere invalidates all lines.
+                homeAttach[0] = a.segAt(s, Set.of());
                 RemoteSegmentHandle h = a.segExp(s, Set.of());
                 CmiToken t = a.tokNew(s, b.nodeAddress(), EnumSet.allOf(Access.class));
                 return new byte[][] {h.toBytes(), t.toBytes()};
@@ -127,6 +133,13 @@ public final class CacheBenchmark {
                 return measure(b, m, line, misses, children);
             }).get();
             System.out.println(report);
+            double localMapping = home.submit(() -> {
+                a.enable(true); // the home's attach is a CmiMapping too: its loads check cmi_enb
+                return bestOf(OWN_METHOD_ROUNDS, () -> sumLocalMapping(homeAttach[0]));
+            }).get();
+            System.out.println(String.format(Locale.ROOT, "re-read, each loop in a method of its own: local CmiMapping getLong"
+                + " (the home's own attach, same segment): %.2f ns; cached/local CmiMapping %.1fx%n",
+                localMapping, OWN_METHOD_CACHED[0] / localMapping));
             remote.submit(b::fini).get();
             home.submit(a::fini).get();
         } finally {
@@ -273,8 +286,72 @@ public final class CacheBenchmark {
             }
         }
         out.append("cache counters: ").append(CacheStats.process()).append('\n');
+        // 4. The re-read again, each loop compiled as a method of its own rather than OSR-compiled
+        // inside this one (after the counters above, so they stay comparable with older runs).
+        sum += sumMapping(m); // the acquires of the miss loop dropped the lines: fill them again
+        double cachedOwn = bestOf(OWN_METHOD_ROUNDS, () -> sumMapping(m));
+        double localOwn = bestOf(OWN_METHOD_ROUNDS, () -> sumSegment(local));
+        OWN_METHOD_CACHED[0] = cachedOwn;
+        out.append(String.format(Locale.ROOT, "re-read, each loop in a method of its own: cached %.2f ns/getLong; local"
+            + " MemorySegment %.2f ns; ratio %.1fx (best of %d rounds)%n", cachedOwn, localOwn, cachedOwn / localOwn,
+            OWN_METHOD_ROUNDS));
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
+    }
+
+    /**
+     * Rounds of each loop in a method of its own, best taken: enough for the JIT's last tier to
+     * compile each loop on a loaded machine (with 30, a round of 0.2 to 2 ms, some runs timed
+     * code of a lower tier only).
+     */
+    private static final int OWN_METHOD_ROUNDS = 300;
+
+    /** The cached re-read of the last run of {@link #measure}, each loop in its own method (ns per getLong). */
+    private static final double[] OWN_METHOD_CACHED = new double[1];
+
+    /** Best of {@code rounds} timings of {@code pass}, in ns per 8-byte read of 1 MiB. */
+    private static double bestOf(int rounds, java.util.function.LongSupplier pass) {
+        double best = Double.MAX_VALUE;
+        for (int round = 0; round < rounds; round++) {
+            long t0 = System.nanoTime();
+            long sum = pass.getAsLong();
+            best = Math.min(best, (System.nanoTime() - t0) / (MIB / 8.0));
+            sink += sum;
+        }
+        return best;
+    }
+
+    /** Where {@link #bestOf} leaves the sums, so that no loop is optimised away. */
+    private static volatile long sink;
+
+    /** Sums 1 MiB through {@link CmiMapping#getLong}: the re-read loop, compiled as a method of its own. */
+    private static long sumMapping(CmiMapping m) {
+        long sum = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            sum += m.getLong(off);
+        }
+        return sum;
+    }
+
+    /**
+     * {@link #sumMapping} over the home's own attach: the same code with a call site of its own,
+     * so that each loop's {@code getLong} sees one class.
+     */
+    private static long sumLocalMapping(CmiMapping m) {
+        long sum = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            sum += m.getLong(off);
+        }
+        return sum;
+    }
+
+    /** The same loop over a local {@code MemorySegment}. */
+    private static long sumSegment(MemorySegment s) {
+        long sum = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            sum += s.get(ValueLayout.JAVA_LONG, off);
+        }
+        return sum;
     }
 
     private static long[] rawPingPong(int ops, int request, int reply, List<Process> children) throws Exception {

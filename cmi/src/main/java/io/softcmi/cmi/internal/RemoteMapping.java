@@ -8,6 +8,9 @@ import io.softcmi.cmi.internal.cache.LineHint;
 import io.softcmi.cmi.internal.cache.SegmentCache;
 import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.Objects;
 
 /**
@@ -125,7 +128,7 @@ final class RemoteMapping implements CmiMapping {
     private void aimHint(SegmentCache sc, long off) {
         Thread me = Thread.currentThread();
         LineHint h = hint;
-        if (h == null || h.owner() != me) {
+        if (h.owner() != me) {
             h = new LineHint(me);
             hint = h;
         }
@@ -135,7 +138,7 @@ final class RemoteMapping implements CmiMapping {
     /** The calling thread turned remote access off: its hint must not serve another load. */
     void forgetEnabled(Thread me) {
         LineHint h = hint;
-        if (h != null && h.owner() == me) {
+        if (h.owner() == me) {
             h.clear();
         }
     }
@@ -165,21 +168,48 @@ final class RemoteMapping implements CmiMapping {
 
     /**
      * The last thread's line hint (docs/cache.md, "Hits"): a load by that thread that falls in
-     * the line it read last, still cached, reads it with a few loads and a bounds check. The
-     * hint is made only after every check of {@link #check} passed. It is invalid from the
-     * moment its line leaves the cache, which every detach and token change does to all lines,
-     * and its owner forgets it when it turns remote access off
-     * ({@link #forgetEnabled}: {@code cmi_enb(0)}, {@code fini}).
+     * the line it read last, still cached, reads it after one volatile read and a bounds check.
+     * The hint is made only after every check of {@link #check} passed. It is invalid from the
+     * moment any line leaves the cache or an acquire is deferred ({@code HintEpoch}), which
+     * every detach and token change does too, and its owner forgets it when it turns remote
+     * access off ({@link #forgetEnabled}: {@code cmi_enb(0)}, {@code fini}).
      */
-    private LineHint hint;
+    private LineHint hint = LineHint.NONE;
 
     private long load(long off, int width) {
         LineHint h = hint;
-        if (h != null && h.owner() == Thread.currentThread() && h.covers(off, width)) {
+        if (h.owner() == Thread.currentThread() && h.covers(off, width)) {
             return h.get(off, width);
         }
-        return loadMissingHint(off, width);
+        try {
+            return (long) missPath.invokeExact(this, off, width);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t); // loadMissingHint declares no checked exception
+        }
     }
+
+    /** {@link #loadMissingHint}, as a handle (see {@link #missPath}). */
+    private static final MethodHandle MISS_PATH;
+    static {
+        try {
+            MISS_PATH = MethodHandles.lookup().findVirtual(RemoteMapping.class, "loadMissingHint",
+                MethodType.methodType(long.class, long.class, int.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The load's slow path, called through a handle the JIT cannot see through (an instance
+     * field is not a constant to it), so that it is never inlined into {@link #load} (docs/cache.md,
+     * "Hits"). Inlined, the miss path made the compiled {@code load} (or {@code getLong}) larger
+     * than the JIT inlines ({@code InlineSmallCode}) whenever it was compiled on its own, after
+     * many misses: then every caller's loop called it instead of inlining the hit, 3 to 6 ns per
+     * {@code getLong} instead of 1.5.
+     */
+    private final MethodHandle missPath = MISS_PATH;
 
     private long loadMissingHint(long off, int width) {
         TokenImpl t = check(off, width, false);

@@ -69,6 +69,7 @@ final class CacheAcquire {
             if (f != null) {
                 deferred = f;
                 c.acquirePending = true;
+                c.endHintEpoch(); // after the flag: a hint aimed from here on sees it pending
             }
         } finally {
             settleLock.unlock();

@@ -2,26 +2,30 @@ package io.softcmi.cmi.internal.cache;
 
 /**
  * The line one thread last read from one {@link SegmentCache} (docs/cache.md, "Hits"): a load
- * that falls in that line reads the line's bytes straight away, without the table. The hint
- * is valid while its line is in the table: every line that leaves it (an acquire's
- * invalidation, an eviction, a new token, a detach) is marked dropped ({@code Line.dropped},
- * volatile) as its slot is cleared, so a hint never serves a dropped line, and a hit costs a
- * few loads and a bounds check. A line is never refilled in place, so a valid hint reads
- * exactly what a lookup in the table would.
+ * that falls in that line reads the line's bytes straight away, without the table. The hint is
+ * valid while the {@link HintEpoch} it was aimed in is current: every line that leaves the table
+ * (an acquire's invalidation, an eviction, a new token, a detach) and every deferred acquire
+ * ends the cache's epoch, so a hint never serves a dropped line nor one a pending acquire may
+ * drop. A line is never refilled in place and its bytes are never reused for another line, so a
+ * valid hint reads exactly what a lookup in the table would, and a load racing a drop reads the
+ * dropped line's own bytes (as if it had come just before the drop). A hit costs the epoch's
+ * flag, the line's bounds and the bytes.
  *
  * <p>Only the owner thread reads or writes the mutable fields; another thread that finds a
  * hint it does not own makes its own.
  */
 public final class LineHint {
+    private static final byte[] NOWHERE = new byte[0];
+    /** A hint that no thread owns: a mapping's hint before its first load. */
+    public static final LineHint NONE = new LineHint(null);
+
     private final Thread owner;
-    /** The cache of the hinted line: a hit checks that no acquire of it is pending ({@code rmb}). */
-    SegmentCache cache;
-    /** The hinted line: a hit checks that it is still in the table. */
-    SegmentCache.Line line;
-    byte[] data;
+    /** The epoch the hint was aimed in: it serves while this one is current. */
+    HintEpoch epoch = HintEpoch.ENDED;
+    /** The hinted line's bytes, all of which belong to the segment (a partial last line is never hinted). */
+    byte[] data = NOWHERE;
+    /** Segment offset of {@code data[0]}. */
     long base;
-    /** Bytes of the line that belong to the segment; -1 while the hint points nowhere. */
-    int limit = -1;
 
     /**
      * A hint that points nowhere yet.
@@ -34,26 +38,33 @@ public final class LineHint {
 
     /** Points the hint at nothing: no load hits it until it is aimed again. Owner thread only. */
     public void clear() {
-        limit = -1;
+        epoch = HintEpoch.ENDED;
+        data = NOWHERE;
     }
 
-    /** @return the thread that owns this hint */
+    /** @return the thread that owns this hint (null for {@link #NONE}) */
     public Thread owner() {
         return owner;
     }
 
     /**
      * Whether a load of {@code width} bytes at {@code off} can read the hinted line: it lies in
-     * the line, the line has not left the cache since, and no deferred acquire ({@code rmb}) of
-     * the cache waits to be settled. Owner thread only.
+     * the line, and the epoch the hint was aimed in is still current (no line left the cache and
+     * no deferred acquire ({@code rmb}) waits to be settled since). Owner thread only.
      *
      * @param off offset in the segment
      * @param width 1, 2, 4 or 8
      * @return whether {@link #get} may serve it
      */
     public boolean covers(long off, int width) {
-        long at = off - base;
-        return at >= 0 && at <= limit - width && !line.dropped && !cache.acquirePending;
+        // The epoch first: its volatile read orders the loads after it, and {@link #get} then
+        // reuses the bounds' loads of data and base.
+        if (!epoch.current) {
+            return false;
+        }
+        // One unsigned comparison: below 0 or past the line both fail. An aimed line holds at
+        // least 8 bytes (SegmentCache#aim), and an empty one only goes with an ended epoch.
+        return Long.compareUnsigned(off - base, data.length - width) <= 0;
     }
 
     /**

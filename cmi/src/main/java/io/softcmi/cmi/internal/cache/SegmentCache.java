@@ -33,7 +33,8 @@ import java.util.function.Consumer;
  * only this cache writes or that nobody writes.
  *
  * <p>Threads: loads that hit read the line without a lock (the table slot is read with acquire
- * semantics, lines are replaced, never refilled in place; a {@link LineHint} skips the table);
+ * semantics, lines are replaced, never refilled in place, and a line's bytes never serve another
+ * line; a {@link LineHint} skips the table while its {@link HintEpoch} is current);
  * stores, misses ({@link LineFills}), write-backs and invalidations hold the cache's lock.
  */
 public final class SegmentCache {
@@ -42,6 +43,14 @@ public final class SegmentCache {
     /** Most lines one miss reads (sequential misses double the read-ahead up to this). */
     public static final int MAX_READ_AHEAD = 32;
     static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Line[].class);
+    private static final VarHandle HINT_EPOCH;
+    static {
+        try {
+            HINT_EPOCH = MethodHandles.lookup().findVarHandle(SegmentCache.class, "hintEpoch", HintEpoch.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -72,6 +81,8 @@ public final class SegmentCache {
     private final CacheAcquire acquire = new CacheAcquire(this);
     /** An acquire was sent and its reply is not applied yet: every access settles it first ({@link CacheAcquire}). */
     volatile boolean acquirePending;
+    /** The epoch in which {@link LineHint}s are aimed now; {@link #endHintEpoch} replaces it. */
+    volatile HintEpoch hintEpoch = new HintEpoch(true);
     volatile long capacityLines;
     private volatile int dirtyLines;
     private volatile int residentLines;
@@ -83,8 +94,6 @@ public final class SegmentCache {
         final boolean writable;
         /** Bytes stored since the last write-back, a bit each ({@link WriteMask}); null while the line is clean. */
         long[] stored;
-        /** Left the table (set once, before its slot is cleared): a {@link LineHint} on it misses. */
-        volatile boolean dropped;
         /** The acquires started before its fill was sent ({@link CacheAcquire#generation}); later ones never drop it. Guarded by the lock. */
         long generation;
 
@@ -174,22 +183,35 @@ public final class SegmentCache {
     // ---- loads and stores ----
 
     /**
-     * Points {@code hint} at the line holding {@code off} if it is cached (else at nothing). A
-     * line dropped after the table was read is marked so: the hint's check fails. The hint's
-     * owner thread only.
+     * Points {@code hint} at the line holding {@code off} if it is cached and whole (else at
+     * nothing), in the current {@link HintEpoch}. The epoch is read before the table: a line
+     * dropped after that read ends that epoch (its slot is cleared first), so the hint's check
+     * fails; one dropped before it is not in the table any more. Likewise an acquire deferred
+     * after the epoch was read ends it, and one deferred before is seen pending here. The
+     * hint's owner thread only.
      */
     public void aim(LineHint hint, long off) {
+        HintEpoch e = hintEpoch;
         long idx = off >>> shift;
-        Line l = (Line) SLOT.getAcquire(lines, (int) idx);
-        if (l == null) {
-            hint.limit = -1;
+        Line l = acquirePending ? null : (Line) SLOT.getAcquire(lines, (int) idx);
+        if (l == null || l.data.length != validLength(idx) || l.data.length < Long.BYTES) {
+            hint.clear(); // a partial last line goes through the table: the hint's bounds are its array's
             return;
         }
-        hint.cache = this;
-        hint.line = l;
         hint.data = l.data;
         hint.base = idx << shift;
-        hint.limit = (int) Math.min(lineSize, size - hint.base);
+        hint.epoch = e;
+    }
+
+    /**
+     * Ends the current {@link HintEpoch}: no {@link LineHint} aimed so far serves another load.
+     * Called after a line left the table or an acquire was deferred. Each epoch is replaced by
+     * exactly one caller (an atomic swap), who then ends it, so two concurrent calls (a drop under
+     * the lock, a deferred acquire under the settle lock) never leave a replaced epoch current.
+     */
+    void endHintEpoch() {
+        HintEpoch old = (HintEpoch) HINT_EPOCH.getAndSet(this, new HintEpoch(true));
+        old.current = false;
     }
 
 
@@ -400,14 +422,18 @@ public final class SegmentCache {
                 lostStores.accept(o.failedOffsets);
             }
         }
+        boolean any = false;
         for (long v : victims) {
             Line l = lines[(int) v];
             if (l != null) {
-                l.dropped = true; // no LineHint serves it any more
                 SLOT.setRelease(lines, (int) v, null);
                 order.remove(v);
                 resident--;
+                any = true;
             }
+        }
+        if (any) {
+            endHintEpoch(); // after the slots are cleared: no LineHint serves a dropped line
         }
         residentLines = resident;
         if (resident == 0) {

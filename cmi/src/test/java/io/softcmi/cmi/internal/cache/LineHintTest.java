@@ -23,12 +23,46 @@ class LineHintTest {
 
     /** A load as {@code RemoteMapping} makes it: through the hint when it covers the offset, else through the table. */
     private static long load(SegmentCache c, LineHint h, long off) {
-        if (h.covers(off, 1)) {
-            return h.get(off, 1);
+        return load(c, h, off, 1);
+    }
+
+    private static long load(SegmentCache c, LineHint h, long off, int width) {
+        if (h.covers(off, width)) {
+            return h.get(off, width);
         }
-        long v = c.load(off, 1);
+        long v = c.load(off, width);
         c.aim(h, off);
         return v;
+    }
+
+    /**
+     * Runs {@code rounds} steps of another thread of the context (step {@code v} from 1) while
+     * this thread calls {@code read} over and over, until that thread is done (20 s at most).
+     *
+     * @return how many times {@code read} ran
+     */
+    private static long readWhile(int rounds, java.util.function.IntConsumer otherStep, Runnable read)
+            throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread other = Thread.ofPlatform().start(() -> {
+            try {
+                for (int v = 1; v <= rounds; v++) {
+                    otherStep.accept(v);
+                    Thread.yield();
+                }
+            } finally {
+                done.set(true);
+            }
+        });
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        long reads = 0;
+        while (!done.get() && System.nanoTime() < deadline) {
+            read.run();
+            reads++;
+        }
+        other.join(20_000);
+        assertFalse(other.isAlive());
+        return reads;
     }
 
     @Test
@@ -90,34 +124,94 @@ class LineHintTest {
     void shouldNeverReadOlderThroughTheHintWhileAnotherThreadAcquires() throws Exception {
         FakeHome home = new FakeHome(4 * LINE);
         SegmentCache c = cache(home, 1, 2 * LINE);
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        LineHint h = new LineHint(Thread.currentThread());
+        long[] last = new long[1];
         // Another thread of the context: the home's value of byte 3 rises, and each acquire
         // drops the line; now and then it fills other lines, which evicts line 0 as well.
-        Thread other = Thread.ofPlatform().start(() -> {
-            try {
-                for (int v = 1; v <= 100; v++) {
-                    home.localWrite(3, (byte) v);
-                    c.finishAcquire(c.startAcquire());
-                    c.load(LINE * (1 + v % 3), 1);
-                    Thread.yield();
-                }
-            } finally {
-                done.set(true);
-            }
-        });
-        LineHint h = new LineHint(Thread.currentThread());
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        long last = 0;
-        long reads = 0;
-        while (!done.get() && System.nanoTime() < deadline) {
+        long reads = readWhile(100, v -> {
+            home.localWrite(3, (byte) v);
+            c.finishAcquire(c.startAcquire());
+            c.load(LINE * (1 + v % 3), 1);
+        }, () -> {
             long v = load(c, h, 3);
-            assertTrue(v >= last, "read " + v + " after " + last);
-            last = v;
-            reads++;
-        }
-        other.join(20_000);
-        assertFalse(other.isAlive());
+            assertTrue(v >= last[0], "read " + v + " after " + last[0]);
+            last[0] = v;
+        });
         c.finishAcquire(c.startAcquire()); // this thread's own acquire: the last value from here on
         assertEquals(100, load(c, h, 3), "after " + reads + " reads");
+    }
+
+    @Test
+    void shouldNeverReadAnotherLinesBytesNorGoBackWhileAnotherThreadEvictsAndInvalidates() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        // Every word's low byte names its line (1 to 4), its second byte is a version, the rest stay 0.
+        for (int w = 0; w < 4 * LINE; w += 8) {
+            home.memory[w] = (byte) (w / LINE + 1);
+        }
+        SegmentCache c = cache(home, 1, 2 * LINE); // two lines: the other thread's loads evict
+        LineHint h = new LineHint(Thread.currentThread());
+        long[] offsets = {0, LINE + 8};
+        long[] last = new long[2];
+        // Another thread of the context: a word of line 0 and one of line 1 get new versions at
+        // the home; it acquires (drops them), fills lines 2 and 3 (evicts), and defers acquires.
+        long reads = readWhile(200, v -> {
+            home.localWrite(1, (byte) v);
+            home.localWrite(LINE + 9, (byte) v);
+            if (v % 3 == 0) {
+                c.deferAcquire(); // the reader's next load through the table settles it
+            } else {
+                c.finishAcquire(c.startAcquire());
+            }
+            c.load(LINE * (2 + v % 2), 8);
+        }, () -> {
+            for (int k = 0; k < 8; k++) {
+                int i = k / 4; // four reads of each word in a row: the second to fourth may hit the hint
+                long v = load(c, h, offsets[i], 8);
+                assertEquals(i + 1, v & 0xFF, "read " + Long.toHexString(v) + " at " + offsets[i] + ": another line's bytes");
+                assertEquals(0, v >>> 16, "read " + Long.toHexString(v) + " at " + offsets[i] + ": bytes nobody wrote");
+                long version = v >>> 8;
+                assertTrue(version >= last[i], "read version " + version + " after " + last[i] + " at " + offsets[i]);
+                last[i] = version;
+            }
+        });
+        for (int i = 0; i < 2; i++) {
+            load(c, h, offsets[i], 8); // the hint on this word's line
+            home.localWrite(offsets[i] + 1, (byte) 201); // written elsewhere once more
+            c.finishAcquire(c.startAcquire()); // this thread's own acquire: the last version from here on
+            assertEquals(i + 1 | 201 << 8, load(c, h, offsets[i], 8), "after " + reads + " rounds of reads");
+        }
+    }
+
+    @Test
+    void shouldEndEveryReplacedEpochWhenThreadsEndEpochsAtOnce() throws Exception {
+        SegmentCache c = cache(new FakeHome(4 * LINE), 1, 1 << 20);
+        java.util.Set<HintEpoch> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        // Drops (under the cache's lock) and deferred acquires (under the settle lock) end epochs
+        // from different threads at once: each replaced epoch must end, or a hint aimed in it
+        // would serve forever.
+        Thread[] threads = new Thread[4];
+        for (int t = 0; t < threads.length; t++) {
+            threads[t] = Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int r = 0; r < 20_000; r++) {
+                    seen.add(c.hintEpoch);
+                    c.endHintEpoch();
+                }
+            });
+        }
+        start.countDown();
+        for (Thread t : threads) {
+            t.join(20_000);
+            assertFalse(t.isAlive());
+        }
+        HintEpoch now = c.hintEpoch;
+        assertTrue(now.current);
+        long stillCurrent = seen.stream().filter(e -> e != now && e.current).count();
+        assertEquals(0, stillCurrent, "replaced epochs still current, of " + seen.size());
     }
 }
