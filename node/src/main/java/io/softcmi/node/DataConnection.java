@@ -27,6 +27,10 @@ import java.nio.channels.SocketChannel;
  * <p>Back-pressure instead of spinning: while replies cannot be written (the client does not
  * read), the connection stops reading requests and waits for the socket to become writable, so
  * a client that asks for megabytes and never reads them costs memory for one reply and no CPU.
+ * Likewise while a notification's creator is far behind reading its notices
+ * ({@link NotificationService#mustWait}): the connection is <em>held</em>, the notification and
+ * everything after it left unserved and the socket unread, until the creator's writer calls
+ * the connection's resume task (the loop then serves it again); TCP holds the client back meanwhile.
  *
  * <p>With TLS the bytes pass through a {@link TlsChannel}: bulk data is then copied through its
  * buffers (no zero-copy), decrypted bytes it holds are served before the loop waits again
@@ -66,6 +70,10 @@ final class DataConnection {
     private final ByteBuffer[] parts = new ByteBuffer[2];
     private final CoherentAccess coherent;
     private SelectionKey key;
+    /** Hands this connection back to its loop once a held notification's creator caught up. */
+    private Runnable resumeTask;
+    /** Held: a notification waits for its creator ({@link NotificationService#mustWait}); loop thread only. */
+    private boolean held;
     /** A large read's payload still to be written after {@link #out}. */
     private ByteBuffer bulkOut;
     /** A store's payload still to be read straight into the mapping. */
@@ -110,8 +118,23 @@ final class DataConnection {
         return channel;
     }
 
-    void registered(SelectionKey k) {
+    /**
+     * @param k its key in the loop's selector
+     * @param resume hands it back to the loop (any thread) to be served again after a hold
+     */
+    void registered(SelectionKey k, Runnable resume) {
         this.key = k;
+        this.resumeTask = resume;
+    }
+
+    /** @return its key, or null before it is registered */
+    SelectionKey key() {
+        return key;
+    }
+
+    /** The held notification's creator caught up: serve again (loop thread, then {@link #service}). */
+    void resume() {
+        held = false;
     }
 
     /** @return true when TLS holds input the selector cannot see: serve again without waiting */
@@ -135,6 +158,9 @@ final class DataConnection {
                 if (closeAfterFlush) {
                     return false;
                 }
+                if (held) {
+                    break;
+                }
                 if (bulkIn != null || discard > 0) {
                     if (!readPayload()) {
                         return false;
@@ -147,6 +173,9 @@ final class DataConnection {
                 int served = serveBuffered();
                 if (served > 0) {
                     stats.batch(served);
+                }
+                if (held) {
+                    break; // read nothing more until the creator caught up
                 }
                 if (bulkIn != null || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
                     continue;
@@ -170,7 +199,7 @@ final class DataConnection {
             if (closeAfterFlush) {
                 return false;
             }
-            key.interestOps(SelectionKey.OP_READ);
+            key.interestOps(held ? 0 : SelectionKey.OP_READ);
             return true;
         } catch (IllegalStateException unmapped) {
             // A bulk transfer's segment was reclaimed mid-way: the stream cannot be resumed.
@@ -211,7 +240,7 @@ final class DataConnection {
         int served = 0;
         try {
             while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && bulkIn == null && bulkOut == null
-                    && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
+                    && !held && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
                 int p = in.position();
                 long started = System.nanoTime();
                 int replyAt = out.position();
@@ -248,6 +277,10 @@ final class DataConnection {
                     serveSmall(p, op, requestId);
                 } else {
                     malformed(requestId);
+                }
+                if (held) {
+                    in.position(p); // served again, from its header, when the creator caught up
+                    break;
                 }
                 long took = System.nanoTime() - started;
                 stats.serviceNanos.recordValue(took);
@@ -386,11 +419,14 @@ final class DataConnection {
             if ((in.get(p + 5) & DataProtocol.FLAG_IF_WAITING) != 0 && !waiting(requestId, segmentId, in.getLong(p + 64), p)) {
                 return;
             }
-            byte delivered = access.notifyCreator(segmentId, offset, a, clientNode);
+            if (access.notificationMustWait(segmentId, resumeTask)) {
+                held = true; // nothing answered or counted: the whole request is served again
+                return;
+            }
+            access.notifyCreator(segmentId, offset, a, clientNode);
             count(op, 0);
-            // The reply's value tells the sender how far behind the creator is (its unwritten
-            // notices), so a sender that does not wait for each reply can slow down in time.
-            reply(delivered, requestId, access.notificationBacklog(segmentId));
+            // The reply's value tells the sender how far behind the creator is (its unwritten notices).
+            reply(DataProtocol.STATUS_OK, requestId, access.notificationBacklog(segmentId));
             return;
         }
         long value = length;

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cores are busy), longer while requests have been arriving at short intervals (the
  * {@link ArrivalWindow}, under the same load rules), then blocks in
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
+ * A connection held for a notification's creator ({@link DataConnection}) is not in the
+ * selector's interest until its creator's writer hands it back ({@link #resume}).
  */
 final class DataIoLoop implements Runnable {
     /** Longest the loop polls before it blocks, when requests arrive back to back. */
@@ -33,6 +35,8 @@ final class DataIoLoop implements Runnable {
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final Selector selector;
     private final Queue<DataConnection> incoming = new ConcurrentLinkedQueue<>();
+    /** Held connections handed back by a creator's writer ({@link #resume}), to be served again. */
+    private final Queue<DataConnection> resumed = new ConcurrentLinkedQueue<>();
     /** TLS connections holding decrypted input the selector cannot report: served again before any wait. */
     private final ArrayDeque<SelectionKey> again = new ArrayDeque<>();
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, true);
@@ -69,19 +73,26 @@ final class DataIoLoop implements Runnable {
         selector.wakeup();
     }
 
+    /** A held connection's creator caught up: serve it again on this loop (any thread; never blocks). */
+    void resume(DataConnection c) {
+        resumed.add(c);
+        selector.wakeup();
+    }
+
     @Override
     public void run() {
         long lastWork = System.nanoTime();
         while (running) {
             try {
                 registerIncoming();
+                serveResumed();
                 int ready = selector.selectNow();
                 long waitStart = System.nanoTime();
                 if (ready == 0 && again.isEmpty()) {
                     ready = poll(waitStart);
                     long polled = System.nanoTime();
                     stats.pollNanos.add(polled - waitStart);
-                    if (ready == 0 && incoming.isEmpty()) {
+                    if (ready == 0 && incoming.isEmpty() && resumed.isEmpty()) {
                         ready = selector.select();
                         long woke = System.nanoTime();
                         stats.blockNanos.add(woke - polled);
@@ -134,7 +145,7 @@ final class DataIoLoop implements Runnable {
         try {
             long previous = start;
             boolean scored = false; // the budget's hit rate is about its own MAX_POLL_NANOS
-            while (incoming.isEmpty()) {
+            while (incoming.isEmpty() && resumed.isEmpty()) {
                 long now = System.nanoTime();
                 if (!scored && now - start >= MAX_POLL_NANOS) {
                     budget.polled(false);
@@ -168,10 +179,22 @@ final class DataIoLoop implements Runnable {
             try {
                 c.channel().configureBlocking(false);
                 SelectionKey k = c.channel().register(selector, SelectionKey.OP_READ, c);
-                c.registered(k);
+                DataConnection held = c;
+                c.registered(k, () -> resume(held));
                 serve(k); // its first requests may already be buffered in the socket
             } catch (IOException e) {
                 closed(c);
+            }
+        }
+    }
+
+    private void serveResumed() {
+        DataConnection c;
+        while ((c = resumed.poll()) != null) {
+            SelectionKey k = c.key();
+            if (k != null && k.isValid()) {
+                c.resume();
+                serve(k);
             }
         }
     }

@@ -130,13 +130,22 @@ final class HomeAccess {
 
     /**
      * Notification extension ({@code docs/notifications.md}): hands a notification that passed
-     * {@link #check} (as an 8-byte store) to the segment's creator, without ever waiting.
-     *
-     * @return OK, or TRANSIENT if the creator is too far behind reading its notices
+     * {@link #check} (as an 8-byte store) to the segment's creator, without ever waiting (dropped
+     * if the creator is gone). Asked {@link #notificationMustWait} first.
      */
-    byte notifyCreator(long segmentId, long offset, long value, byte[] clientNode) {
-        return state.notifications.deliver(segmentId, offset, value, clientNode) == NotificationService.Delivery.BUSY
-            ? AccessStatus.toWire(CmiAccessError.TRANSIENT) : DataProtocol.STATUS_OK;
+    void notifyCreator(long segmentId, long offset, long value, byte[] clientNode) {
+        state.notifications.deliver(segmentId, offset, value, clientNode);
+    }
+
+    /**
+     * The back-pressure of remote notifications: whether the segment's creator is too far behind
+     * reading its notices for one more now ({@link NotificationService#mustWait}).
+     *
+     * @param resume run once the creator has caught up (then the notification is served again)
+     * @return true if the notification must be held back until {@code resume} runs
+     */
+    boolean notificationMustWait(long segmentId, Runnable resume) {
+        return state.notifications.mustWait(segmentId, resume);
     }
 
     /** @return the unwritten notices of the segment's creator (0 if it has none or no creator) */

@@ -24,12 +24,14 @@ import java.util.concurrent.locks.LockSupport;
  * (a sender must have imported the segment), and sent as the id alone if not known.
  *
  * <p>Back-pressure: a creator's writer closes the session past {@link SessionWriter#MAX_PENDING}
- * unwritten notices, so a delivery to a creator with more than {@link #HIGH_WATER} waits (parked,
- * in steps of {@link #BACKOFF_NANOS}, at most {@link #MAX_WAIT_NANOS}) for the writer to catch up.
- * The wait holds up the sender's control session only, which slows that sender down; a creator
- * that stopped reading altogether still ends as before. A remote sender's notification arrives
- * on a data-path I/O loop, which serves many connections and must never wait: it is refused
- * instead ({@link Delivery#BUSY}, answered {@code TRANSIENT}), and the sender may try again.
+ * unwritten notices, so a delivery to a creator with more than {@link #HIGH_WATER} waits for the
+ * writer to catch up; a notification is never refused for the creator's backlog. A local
+ * delivery waits parked (in steps of {@link #BACKOFF_NANOS}, at most {@link #MAX_WAIT_NANOS}),
+ * which holds up the sender's control session only; a creator that stopped reading altogether
+ * still ends as before. A remote sender's notification arrives on a data-path I/O loop, which
+ * serves many connections and must never wait: the loop asks {@link #mustWait} first and, if so,
+ * stops serving (and reading) that sender's data connection, without a thread, until the
+ * creator's backlog is down to {@link #RESUME_AT}; TCP then holds the sender back.
  */
 final class NotificationService {
     /** Unwritten notices to one creator above which a delivery waits. */
@@ -38,6 +40,8 @@ final class NotificationService {
     static final long BACKOFF_NANOS = 50_000;
     /** Longest that wait. */
     static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Unwritten notices at which a data connection held back by {@link #mustWait} is served again. */
+    static final int RESUME_AT = HIGH_WATER / 2;
     private final ConcurrentHashMap<Long, Session.Notifier> creators = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeId, byte[]> addresses = new ConcurrentHashMap<>();
     private final byte[] thisNode;
@@ -83,9 +87,25 @@ final class NotificationService {
     }
 
     /**
+     * The remote path's back-pressure, asked before {@link #deliver}: whether the segment's
+     * creator has more than {@link #HIGH_WATER} unwritten notices. If so, {@code resume} runs
+     * once (on the thread that writes the creator's notices, or ends its session) when at most
+     * {@link #RESUME_AT} are left, and the caller holds the notification back until then.
+     *
+     * @param segmentId the segment's id at this node
+     * @param resume what to run when the creator has caught up; must not block
+     * @return true if the caller must wait for {@code resume}; false to deliver now (no creator,
+     *     or the backlog is below the line)
+     */
+    boolean mustWait(long segmentId, Runnable resume) {
+        Session.Notifier creator = creators.get(segmentId);
+        return creator != null && creator.pending() > HIGH_WATER && creator.whenBelow(RESUME_AT, resume);
+    }
+
+    /**
      * The remote path: queues a notification to the creator of the segment, or drops it if the
-     * creator is gone.
-     * Never blocks (the creator's {@link SessionWriter} writes it).
+     * creator is gone. Never blocks (the creator's {@link SessionWriter} writes it) and never
+     * refuses: the caller held it back while the creator was behind ({@link #mustWait}).
      *
      * @param segmentId the segment's id at this node
      * @param offset the offset the sender named
@@ -99,9 +119,6 @@ final class NotificationService {
         Session.Notifier creator = creators.get(segmentId);
         if (creator == null) {
             return Delivery.NO_CREATOR;
-        }
-        if (creator.pending() > HIGH_WATER) {
-            return Delivery.BUSY;
         }
         creator.send(new ControlMessage.NotificationNotice(segmentId, offset, value, sender));
         return Delivery.QUEUED;
@@ -122,9 +139,7 @@ final class NotificationService {
         /** Queued for the creator. */
         QUEUED,
         /** The segment has no live creator: dropped (docs/notifications.md). */
-        NO_CREATOR,
-        /** The creator is far behind reading its notices: refused, the sender may retry. */
-        BUSY
+        NO_CREATOR
     }
 
     private boolean send(long segmentId, long offset, long value, byte[] senderAddress) {

@@ -25,6 +25,20 @@ final class Session {
         default int pending() {
             return 0;
         }
+
+        /**
+         * The notification back-pressure of the remote path waits here without a thread:
+         * registers {@code resume} to run once (on whichever thread writes the notice that
+         * brings {@link #pending} down to {@code line}, or closes the writer).
+         *
+         * @param line unwritten notices at or below which {@code resume} runs
+         * @param resume what to run; it must not block
+         * @return true if registered; false, without registering or running it, if at most
+         *     {@code line} notices are unwritten already or the writer is closed
+         */
+        default boolean whenBelow(int line, Runnable resume) {
+            return false;
+        }
     }
 
     final long id;

@@ -28,6 +28,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * drainer, finishes the job, waiting for the socket as long as it takes. A process that stops
  * reading stalls only its own drainer; past {@link #MAX_PENDING} unwritten notices the session
  * is closed.
+ *
+ * <p>Who waits for the backlog to shrink ({@link #whenBelow}: a home data connection holding a
+ * notification back, {@code NotificationService}) is called back by the thread that writes the
+ * notice bringing it down to the waiter's line, or by {@link #close}.
  */
 final class SessionWriter implements Session.Notifier {
     static final int MAX_PENDING = 10_000;
@@ -40,6 +44,13 @@ final class SessionWriter implements Session.Notifier {
     private final Thread drainer;
     /** The unwritten rest of a frame a non-blocking attempt left; guarded by {@link #writeLock}. */
     private ByteBuffer unfinished;
+    /** Callbacks of {@link #whenBelow}, each run once. */
+    private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
+
+    /** A {@link #whenBelow} registration. */
+    private record Waiter(int line, Runnable resume) {
+    }
 
     /**
      * @param channel the process's control socket, in non-blocking mode
@@ -87,6 +98,29 @@ final class SessionWriter implements Session.Notifier {
         return pending.get();
     }
 
+    @Override
+    public boolean whenBelow(int line, Runnable resume) {
+        Waiter w = new Waiter(line, resume);
+        waiters.add(w);
+        // Checked after adding: a writer that brought the count down before the add saw no
+        // waiter, so this thread must see the count (both are volatile, one sees the other).
+        if (!closed && pending.get() > line) {
+            return true;
+        }
+        // Already below: unregister, unless a writer took the waiter meanwhile (it runs it).
+        return !waiters.remove(w);
+    }
+
+    /** Runs the waiters whose line the backlog has reached (all of them once closed). */
+    private void wakeWaiters() {
+        int now = pending.get();
+        for (Waiter w : waiters) {
+            if ((closed || now <= w.line()) && waiters.remove(w)) {
+                w.resume().run();
+            }
+        }
+    }
+
     /** Writes a reply, after any notice queued before it. */
     void reply(ControlMessage reply, long correlationId) throws IOException {
         writeLock.lock();
@@ -116,6 +150,9 @@ final class SessionWriter implements Session.Notifier {
         ControlMessage m;
         while ((m = notices.poll()) != null) {
             pending.decrementAndGet();
+            if (!waiters.isEmpty()) {
+                wakeWaiters();
+            }
             ByteBuffer buf = FrameIO.encode(MessageType.toFrame(m, 0));
             channel.write(buf);
             if (buf.hasRemaining()) {
@@ -162,6 +199,8 @@ final class SessionWriter implements Session.Notifier {
 
     /** Stops the writer and closes the connection; the session's reader then ends it. */
     void close() {
+        closed = true;
+        wakeWaiters();
         drainer.interrupt();
         try {
             channel.close();

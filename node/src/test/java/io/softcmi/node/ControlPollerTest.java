@@ -5,15 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -27,32 +22,23 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class ControlPollerTest {
-    private Path dir;
-    private ServerSocketChannel server;
+    private UnixSocketPair pair;
     private SocketChannel client;
     private SocketChannel accepted;
     private ControlPoller poller;
 
     @BeforeEach
     void connect() throws IOException {
-        dir = Files.createTempDirectory("poller-test");
-        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(dir.resolve("s.sock")));
-        client = SocketChannel.open(StandardProtocolFamily.UNIX);
-        client.connect(UnixDomainSocketAddress.of(dir.resolve("s.sock")));
-        accepted = server.accept();
-        accepted.configureBlocking(false);
+        pair = UnixSocketPair.open();
+        client = pair.client();
+        accepted = pair.accepted();
         poller = new ControlPoller();
     }
 
     @AfterEach
     void close() throws IOException {
         poller.close();
-        client.close();
-        accepted.close();
-        server.close();
-        Files.deleteIfExists(dir.resolve("s.sock"));
-        Files.deleteIfExists(dir);
+        pair.close();
     }
 
     @Test

@@ -26,10 +26,19 @@ class NotificationServiceTest {
     private static final class Recorder implements Session.Notifier {
         final List<ControlMessage.NotificationNotice> sent = new CopyOnWriteArrayList<>();
         final AtomicInteger backlog = new AtomicInteger();
+        final List<Integer> lines = new CopyOnWriteArrayList<>();
+        final List<Runnable> resumes = new CopyOnWriteArrayList<>();
 
         @Override public void send(ControlMessage notice) { sent.add((ControlMessage.NotificationNotice) notice); }
         @Override public void sendNow(ControlMessage notice) { send(notice); }
         @Override public int pending() { return backlog.get(); }
+
+        @Override
+        public boolean whenBelow(int line, Runnable resume) {
+            lines.add(line);
+            resumes.add(resume);
+            return true;
+        }
     }
 
     private static Session session(long id, Recorder r) {
@@ -82,15 +91,23 @@ class NotificationServiceTest {
     }
 
     @Test
-    void shouldRefuseARemoteNotificationToABackloggedCreatorWithoutWaiting() {
+    void shouldHoldARemoteNotificationToABackloggedCreatorBackInsteadOfRefusingIt() {
         NotificationService service = new NotificationService(HERE);
         Recorder creator = new Recorder();
         service.register(7, session(1, creator));
+        Runnable resume = () -> { };
+        creator.backlog.set(NotificationService.HIGH_WATER);
+        assertFalse(service.mustWait(7, resume), "at the line: deliver now");
+        assertEquals(List.of(), creator.resumes);
+
         creator.backlog.set(NotificationService.HIGH_WATER + 1);
-        assertEquals(NotificationService.Delivery.BUSY, service.deliver(7, 0, 1, id(2)), "a data-path I/O loop never waits");
-        assertEquals(0, creator.sent.size());
-        creator.backlog.set(0);
-        assertEquals(NotificationService.Delivery.QUEUED, service.deliver(7, 0, 1, id(2)));
+        assertTrue(service.mustWait(7, resume), "past the line: the data path holds it back");
+        assertEquals(List.of(resume), creator.resumes, "and is called back by the creator's writer");
+        assertEquals(List.of(NotificationService.RESUME_AT), creator.lines, "once the backlog is down to the resume line");
+        assertTrue(NotificationService.RESUME_AT < NotificationService.HIGH_WATER);
+        assertFalse(service.mustWait(99, resume), "no creator: nothing to wait for");
+
+        assertEquals(NotificationService.Delivery.QUEUED, service.deliver(7, 0, 1, id(2)), "never refused for the backlog");
         assertEquals(1, creator.sent.size());
     }
 

@@ -211,6 +211,81 @@ class CrossNodeNotificationTest {
         assertTrue(backlog >= 0 && backlog <= iterations, "backlog reported by the home: " + backlog);
     }
 
+    /**
+     * Back-pressure: a creator whose reader stalls (an inline handler that blocks it) and a
+     * sender that pipelines many small put-and-notify messages, 16 unanswered at most, as VMMC's
+     * SendData does. The home holds the sender's connection while the creator is far behind,
+     * so the sender stops; once the creator reads again every message arrives, in order, and
+     * none is refused (the home used to refuse past 5,000 unwritten notices: TRANSIENT).
+     */
+    @Test
+    void shouldHoldAPipelinedSenderBackWhileTheCreatorIsStalledAndRefuseNothing() throws Exception {
+        int messages = 20_000;
+        int window = 16;
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Shared s = share(creator, PAGE, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH)); // uncached: pipelined
+        CmiMapping m = importAndAttach(sender, s.handle(), token(creator, s, EnumSet.of(Access.READ, Access.WRITE)));
+        java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong sentWhenReleased = new java.util.concurrent.atomic.AtomicLong(-1);
+        long[] values = new long[messages];
+        java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong outOfOrder = new java.util.concurrent.atomic.AtomicLong(-1);
+        Notifications.inbox(creator.context()).onNotificationInline(n -> {
+            int k = received.get();
+            if (k == 0) {
+                // Stall the reader until the sender made no progress for a second (held back, or
+                // refused), at most 30 s.
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                long last = -1;
+                long since = System.nanoTime();
+                while (System.nanoTime() < deadline && sent.get() < messages) {
+                    long now = System.nanoTime();
+                    if (sent.get() != last) {
+                        last = sent.get();
+                        since = now;
+                    } else if (now - since > 1_000_000_000L) {
+                        break;
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(10_000_000);
+                }
+                sentWhenReleased.set(sent.get());
+            }
+            if (k < messages) {
+                values[k] = n.value();
+                if (n.value() != k && outOfOrder.get() < 0) {
+                    outOfOrder.set(k);
+                }
+            }
+            received.incrementAndGet();
+        });
+        sender.run(c -> {
+            java.lang.foreign.MemorySegment word = java.lang.foreign.Arena.ofAuto().allocate(8);
+            java.util.ArrayDeque<io.softcmi.cmi.notify.PendingPut> unanswered = new java.util.ArrayDeque<>();
+            for (int i = 0; i < messages; i++) {
+                while (!unanswered.isEmpty() && (unanswered.peekFirst().done() || unanswered.size() >= window)) {
+                    unanswered.pollFirst().await(); // a refusal throws here
+                }
+                word.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, i);
+                unanswered.addLast(Notifications.putAndNotifyPipelined(m, 8, word, 0, i));
+                sent.incrementAndGet();
+            }
+            while (!unanswered.isEmpty()) {
+                unanswered.pollFirst().await();
+            }
+        });
+        Deadline d = Deadline.in(Duration.ofSeconds(60));
+        while (received.get() < messages && !d.expired()) {
+            Thread.sleep(10);
+        }
+        assertEquals(messages, received.get(), "every message arrived");
+        assertEquals(-1, outOfOrder.get(), "in order");
+        assertEquals(messages - 1, values[messages - 1]);
+        assertTrue(sentWhenReleased.get() < messages,
+            "the stalled creator held the sender back (it had sent " + sentWhenReleased.get() + ")");
+        assertEquals(messages - 1, (long) creator.<Long>call(c -> s.mapping().getLong(8)), "the last store landed");
+    }
+
     @Test
     void shouldReportARefusedPipelinedPutAndNotifyFromAwaitAndDeliverNothing() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");

@@ -16,6 +16,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code SendDataNotify}, the asynchronous transfers and {@code GetData} call first (so a
  * notification is never sent after a message that failed). Thread-safe: the calling thread and
  * handlers may both send.
+ *
+ * <p>Flow control towards a receiver slower at copying than the sender is at sending is the
+ * home's, not this window's: while the receiver's context is far behind reading its notices the
+ * home holds the sender's data connection (docs/notifications.md, back-pressure), its replies
+ * stop, and {@link #beforeSend} waits for the oldest like for any slow reply. A message is never
+ * refused for the receiver's backlog.
  */
 final class SendWindow {
     /** Default of {@code vmmc.sendWindow}. */
@@ -23,21 +29,8 @@ final class SendWindow {
     /** Largest number of outstanding messages ({@code vmmc.sendWindow}). */
     static final int SIZE = Math.max(0, Integer.getInteger("vmmc.sendWindow", DEFAULT_SIZE));
 
-    /**
-     * Unwritten notices of the receiver (at its home) above which the sender slows down
-     * ({@code vmmc.sendBacklog}); the home refuses notifications far above it
-     * (docs/notifications.md, back-pressure).
-     */
-    static final long BACKLOG = Math.max(1, Long.getLong("vmmc.sendBacklog", 512));
-    /** One step of the slow-down. */
-    private static final long BACKOFF_NANOS = 50_000;
-    /** Longest slow-down before one send. */
-    private static final long MAX_BACKOFF_NANOS = 20_000_000;
-
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
-    /** The largest receiver backlog reported by the replies settled since the last slow-down. */
-    private long backlog;
 
     /** @return whether SendData is pipelined at all */
     static boolean enabled() {
@@ -56,28 +49,9 @@ final class SendWindow {
             while (!pending.isEmpty() && (pending.peekFirst().done() || pending.size() >= SIZE)) {
                 settle(pending.pollFirst());
             }
-            if (backlog > BACKLOG) {
-                slowDown();
-            }
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Flow control between sender and receiver: the home answers each notification with the
-     * receiver's backlog of unwritten notices (the receiver copies every message from its
-     * segment to its buffer). Above {@link #BACKLOG} the sender waits for every outstanding
-     * reply, then parks in proportion to the excess (at most {@link #MAX_BACKOFF_NANOS}), so it
-     * does not run so far ahead that the home refuses its notifications.
-     */
-    private void slowDown() {
-        long excess = backlog / BACKLOG;
-        backlog = 0;
-        while (!pending.isEmpty()) {
-            settle(pending.pollFirst());
-        }
-        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(MAX_BACKOFF_NANOS, excess * BACKOFF_NANOS * SIZE));
     }
 
     /** Adds a message just sent. */
@@ -126,6 +100,5 @@ final class SendWindow {
         } catch (RuntimeException e) {
             throw Vmmc.fromCmi(e, "an earlier SendData");
         }
-        backlog = Math.max(backlog, p.creatorBacklog());
     }
 }
