@@ -102,4 +102,49 @@ class NodeChannelStandbyTest {
             });
         }
     }
+
+    @Test
+    void shouldMeasureEveryReplyTimeHoweverItWasWaitedFor() throws Exception {
+        // A node that answers in 80 us: every wait, polled or blocked, read by the caller or by the
+        // reader thread, takes at least that long, and the expected wait says so.
+        try (FakeNode node = new FakeNode(80_000); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            assertTimeoutPreemptively(BOUND, () -> {
+                for (int i = 0; i < CALLS / 10; i++) {
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                long expected = ch.replyTimes().expected();
+                assertTrue(expected >= 75_000, "expected wait " + expected + " ns against an 80 us node");
+            });
+        }
+    }
+
+    @Test
+    void shouldReadItsOwnRepliesFromANodeSlowerThanTheShortestPoll() throws Exception {
+        // A node that answers in 80 us (one that must first wake up): a caller that polled 50 us and
+        // counted hits missed every time and stopped reading its own replies for good (0 of 1000);
+        // a caller that measures reply times polls for twice that and reads them itself. Only
+        // meaningful where polling can pay: on a machine whose cores are taken by other work, the
+        // spinning caller and node take turns on the cores and even 250 us probes miss (seen at a
+        // load average of 14 on 2 cores), and the rule rightly blocks.
+        assumeTrue(PollBudget.freeCore(), "no free core on this machine now");
+        java.util.function.Supplier<PollBudget.LoadSample> real = PollBudget.runnableSource;
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, 1); // no flicker of the rule during the run
+        PollBudget.sampleRunnable();
+        try (FakeNode node = new FakeNode(80_000); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            assertTimeoutPreemptively(BOUND, () -> {
+                int calls = CALLS / 3;
+                for (int i = 0; i < calls; i++) { // warm-up
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                long own = ch.ownReads();
+                for (int i = 0; i < calls; i++) {
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                long ownReads = ch.ownReads() - own;
+                assertTrue(ownReads >= calls / 4, "callers read " + ownReads + " of " + calls + " replies themselves");
+            });
+        } finally {
+            PollBudget.runnableSource = real;
+        }
+    }
 }
