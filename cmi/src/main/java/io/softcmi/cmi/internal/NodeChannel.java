@@ -12,7 +12,6 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +61,10 @@ public final class NodeChannel implements AutoCloseable {
         new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** When the reader polls for an answer to a notification this process sent. */
     private final NoticeSpin spin = new NoticeSpin();
+    /** Where a caller holding {@link #readLock} blocks for its reply. */
+    private final CallerSelector callerSelector;
+    /** Longest a caller blocks for its reply in {@link #callerSelector} before it leaves the socket to the reader thread. */
+    private static final long CALLER_BLOCK_MILLIS = 10;
     /** Keeps the reader off the socket while callers read their own replies. */
     private final ReaderStandby standby = new ReaderStandby();
     /** Times the reader thread returned from its selector (reader only; read by tests). */
@@ -83,6 +86,7 @@ public final class NodeChannel implements AutoCloseable {
         channel.configureBlocking(false);
         this.selector = java.nio.channels.Selector.open();
         channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
+        this.callerSelector = new CallerSelector(channel);
         this.reader = Thread.ofPlatform().daemon().name("softcmi-node-reader").unstarted(this::readLoop);
         standby.reader(reader);
     }
@@ -314,6 +318,7 @@ public final class NodeChannel implements AutoCloseable {
             }
             long limit = budget.budget();
             if (limit == 0 || !PollBudget.startPolling()) {
+                polled = blockForReply(reply);
                 return WAITED;
             }
             try {
@@ -333,10 +338,14 @@ public final class NodeChannel implements AutoCloseable {
                     Thread.onSpinWait();
                 }
                 polled = true;
-                return reply.isDone() ? CAUGHT : WAITED;
+                if (reply.isDone()) {
+                    return CAUGHT;
+                }
             } finally {
                 PollBudget.endPolling();
             }
+            blockForReply(reply);
+            return WAITED;
         } catch (WireFormatException e) {
             throw new IOException(e.getMessage(), e);
         } finally {
@@ -356,18 +365,38 @@ public final class NodeChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Blocks for its reply in a selector of its own, still holding the read lock, instead of
+     * leaving the socket to the reader thread: the reply then costs one thread wake-up (this
+     * caller's), not two (the reader's, then this caller's, which the reader unparks). The reader
+     * thread stands by meanwhile ({@link ReaderStandby}: a caller reads). Stops after
+     * {@link #CALLER_BLOCK_MILLIS}, or as soon as it has read notices, which only the reader
+     * delivers; the reader then takes over ({@code pollForReply}'s {@code finally}).
+     *
+     * @return true (the caller read the socket)
+     */
+    private boolean blockForReply(PendingReply reply) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CALLER_BLOCK_MILLIS);
+        while (!reply.isDone() && notices.isEmpty()) {
+            if (frames.fill(channel) > 0) {
+                dispatchAvailable();
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            callerSelector.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+        return true;
+    }
+
     /** {@link #pollForReply}: another thread read the reply or decided how to wait; nothing to measure. */
     private static final int NOT_DECIDED = 0;
     /** {@link #pollForReply}: the caller's poll read its reply. */
     private static final int CAUGHT = 1;
     /** {@link #pollForReply}: the caller blocked, or its poll ended before the reply. */
     private static final int WAITED = 2;
-
-    /** A call's reply, and when it was read off the socket (by whichever thread). */
-    private static final class PendingReply extends CompletableFuture<ControlMessage> {
-        /** {@link System#nanoTime} when the reply was read; set before completion. */
-        volatile long arrivedAt;
-    }
 
     /** Gets the reader thread to look for work: out of its stand-by, or out of its selector. */
     private void wakeReader() {
@@ -562,5 +591,6 @@ public final class NodeChannel implements AutoCloseable {
         } catch (IOException ignored) {
             // Closing anyway.
         }
+        callerSelector.close(); // wakes a caller blocked in it
     }
 }

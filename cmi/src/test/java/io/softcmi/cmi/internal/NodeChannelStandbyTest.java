@@ -119,6 +119,33 @@ class NodeChannelStandbyTest {
     }
 
     @Test
+    void shouldBlockForItsOwnReplyWhenItDoesNotPoll() throws Exception {
+        // Threads wait for a core (so no poll longer than 50 us) and the node answers in 80 us: the
+        // caller does not poll. It blocks in a selector of its own and reads its reply itself (one
+        // wake-up), instead of leaving it to the reader thread, which then unparks it (two).
+        java.util.function.Supplier<PollBudget.LoadSample> real = PollBudget.runnableSource;
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, 64);
+        PollBudget.sampleRunnable();
+        try (FakeNode node = new FakeNode(80_000); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            assertTimeoutPreemptively(BOUND, () -> {
+                int calls = CALLS / 6;
+                for (int i = 0; i < calls; i++) { // the expected wait rises past 50 us
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                assertEquals(0, ch.replyTimes().budget(true, false), "no poll");
+                long own = ch.ownReads();
+                for (int i = 0; i < calls; i++) {
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                long ownReads = ch.ownReads() - own;
+                assertTrue(ownReads >= calls / 2, "callers read " + ownReads + " of " + calls + " replies themselves");
+            });
+        } finally {
+            PollBudget.runnableSource = real;
+        }
+    }
+
+    @Test
     void shouldReadItsOwnRepliesFromANodeSlowerThanTheShortestPoll() throws Exception {
         // A node that answers in 80 us (one that must first wake up): a caller that polled 50 us and
         // counted hits missed every time and stopped reading its own replies for good (0 of 1000);
