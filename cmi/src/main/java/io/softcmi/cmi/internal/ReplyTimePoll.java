@@ -34,7 +34,7 @@ package io.softcmi.cmi.internal;
  * Why not the hit rate of fixed 50 us polls ({@link PollBudget}): when both ends of a control
  * connection block, a reply takes longer than 50 us (the peer's wake-ups), so the probes of each
  * end missed, the rate stayed low and both ends stayed blocked for whole runs (four thread
- * wake-ups per call; benchmarks.md, "Control calls: the blocked mode").
+ * wake-ups per call; benchmarks.md, "Control calls: why runs stayed blocked").
  *
  * <p>Thread-safe (callers of one {@link NodeChannel} share one); cheap when uncontended.
  */
