@@ -102,4 +102,70 @@ class NodeChannelStandbyTest {
             });
         }
     }
+
+    @Test
+    void shouldMeasureEveryReplyTimeHoweverItWasWaitedFor() throws Exception {
+        // A node that answers in 80 us: every wait, polled or blocked, read by the caller or by the
+        // reader thread, takes at least that long, and the expected wait says so.
+        try (FakeNode node = new FakeNode(80_000); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            assertTimeoutPreemptively(BOUND, () -> {
+                for (int i = 0; i < CALLS / 10; i++) {
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                long expected = ch.replyTimes().expected();
+                assertTrue(expected >= 75_000, "expected wait " + expected + " ns against an 80 us node");
+            });
+        }
+    }
+
+    @Test
+    void shouldBlockForItsOwnReplyWhenItDoesNotPoll() throws Exception {
+        // Threads wait for a core (so no poll longer than 50 us) and the node answers in 80 us: the
+        // caller does not poll. It blocks in a selector of its own and reads its reply itself (one
+        // wake-up), instead of leaving it to the reader thread, which then unparks it (two).
+        long ownReads = ownReadsAgainstSlowNode(64, CALLS / 6, ch ->
+            assertEquals(0, ch.replyTimes().budget(true, false), "no poll"));
+        assertTrue(ownReads >= CALLS / 12, "callers read " + ownReads + " of " + CALLS / 6 + " replies themselves");
+    }
+
+    @Test
+    void shouldReadItsOwnRepliesFromANodeSlowerThanTheShortestPoll() throws Exception {
+        // A node that answers in 80 us (one that must first wake up): a caller that polled 50 us and
+        // counted hits missed every time and stopped reading its own replies for good (0 of 1000);
+        // a caller that measures reply times polls for twice that and reads them itself. Only
+        // meaningful where polling can pay: on a machine whose cores are taken by other work, the
+        // spinning caller and node take turns on the cores and even 250 us probes miss (seen at a
+        // load average of 14 on 2 cores), and the rule rightly blocks.
+        assumeTrue(PollBudget.freeCore(), "no free core on this machine now");
+        long ownReads = ownReadsAgainstSlowNode(1, CALLS / 3, ch -> { });
+        assertTrue(ownReads >= CALLS / 12, "callers read " + ownReads + " of " + CALLS / 3 + " replies themselves");
+    }
+
+    /**
+     * Against a node that answers in 80 us, with the load samples saying {@code running} threads:
+     * {@code calls} warm-up calls, {@code check}, then {@code calls} more.
+     *
+     * @return how many of the second {@code calls} replies their callers read themselves
+     */
+    private static long ownReadsAgainstSlowNode(int running, int calls, java.util.function.Consumer<NodeChannel> check)
+            throws Exception {
+        java.util.function.Supplier<PollBudget.LoadSample> real = PollBudget.runnableSource;
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, running); // no flicker of the rule during the run
+        PollBudget.sampleRunnable();
+        try (FakeNode node = new FakeNode(80_000); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            return assertTimeoutPreemptively(BOUND, () -> {
+                for (int i = 0; i < calls; i++) { // warm-up: the expected wait learns the node's 80 us
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                check.accept(ch);
+                long own = ch.ownReads();
+                for (int i = 0; i < calls; i++) {
+                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                }
+                return ch.ownReads() - own;
+            });
+        } finally {
+            PollBudget.runnableSource = real;
+        }
+    }
 }
