@@ -12,6 +12,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,8 @@ public final class NodeChannel implements AutoCloseable {
     /** Name of the control socket in a node directory. */
     public static final String SOCKET_NAME = "cmid.sock";
     private static final long REPLY_TIMEOUT_SECONDS = 60;
+    /** Longest a caller polls for its reply. */
+    private static final long MAX_POLL_NANOS = 50_000;
     /** While the listener runs, a caller waiting for its reply tries to read it itself this often. */
     private static final long LISTENER_BUSY_NANOS = 1_000_000;
     /** Otherwise it re-checks whether the listener became busy this often. */
@@ -48,23 +51,19 @@ public final class NodeChannel implements AutoCloseable {
     private final SocketChannel channel;
     private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
     private final AtomicLong nextCorrelationId = new AtomicLong();
-    private final Map<Long, PendingReply> pending = new ConcurrentHashMap<>();
+    private final Map<Long, CompletableFuture<ControlMessage>> pending = new ConcurrentHashMap<>();
     private final Thread reader;
     private final java.nio.channels.Selector selector;
     private final java.util.concurrent.locks.ReentrantLock readLock = new java.util.concurrent.locks.ReentrantLock();
     /** Guarded by {@link #readLock}. */
     private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
-    /** How long a caller polls for its reply, from the measured reply times. */
-    private final ReplyTimePoll budget = new ReplyTimePoll();
+    /** Guarded by {@link #readLock}. */
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
     private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
         new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** When the reader polls for an answer to a notification this process sent. */
     private final NoticeSpin spin = new NoticeSpin();
-    /** Where a caller holding {@link #readLock} blocks for its reply. */
-    private final CallerSelector callerSelector;
-    /** Longest a caller blocks for its reply in {@link #callerSelector} before it leaves the socket to the reader thread. */
-    private static final long CALLER_BLOCK_MILLIS = 10;
     /** Keeps the reader off the socket while callers read their own replies. */
     private final ReaderStandby standby = new ReaderStandby();
     /** Times the reader thread returned from its selector (reader only; read by tests). */
@@ -86,7 +85,6 @@ public final class NodeChannel implements AutoCloseable {
         channel.configureBlocking(false);
         this.selector = java.nio.channels.Selector.open();
         channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
-        this.callerSelector = new CallerSelector(channel);
         this.reader = Thread.ofPlatform().daemon().name("softcmi-node-reader").unstarted(this::readLoop);
         standby.reader(reader);
     }
@@ -206,7 +204,7 @@ public final class NodeChannel implements AutoCloseable {
             throw Errors.fail(CmiError.INIT, "connection to the node is closed: " + closedReason);
         }
         long id = nextCorrelationId.incrementAndGet();
-        PendingReply reply = new PendingReply();
+        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
         pending.put(id, reply);
         try {
             Frame frame = MessageType.toFrame(request, id);
@@ -218,15 +216,10 @@ public final class NodeChannel implements AutoCloseable {
             }
             if (Thread.currentThread() == reader) {
                 readOwnReply(reply); // called by the listener: nobody else would read it
-                return awaitReply(reply);
+            } else {
+                pollForReply(reply);
             }
-            long sent = System.nanoTime();
-            int decided = pollForReply(reply);
-            ControlMessage message = awaitReply(reply);
-            if (decided != NOT_DECIDED) { // this caller's wait, measured for the next decision
-                budget.waited(reply.arrivedAt - sent, decided == CAUGHT);
-            }
-            return message;
+            return awaitReply(reply);
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
         } catch (ExecutionException e) {
@@ -245,7 +238,7 @@ public final class NodeChannel implements AutoCloseable {
      * Waits for a reply; while the reader thread is busy running the listener, reads for itself
      * now and then instead of waiting for it.
      */
-    private ControlMessage awaitReply(PendingReply reply)
+    private ControlMessage awaitReply(CompletableFuture<ControlMessage> reply)
             throws IOException, InterruptedException, ExecutionException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
         while (true) {
@@ -273,7 +266,7 @@ public final class NodeChannel implements AutoCloseable {
     }
 
     /** The listener (on the reader thread) made a call: read until its reply, queueing notices. */
-    private void readOwnReply(PendingReply reply) throws IOException {
+    private void readOwnReply(CompletableFuture<ControlMessage> reply) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
         readLock.lock();
         try {
@@ -297,29 +290,25 @@ public final class NodeChannel implements AutoCloseable {
      * the reply costs no wake-up of the reader thread. The reader thread is woken only if it is
      * needed: this caller's reply did not come while it read, other callers wait for theirs, or
      * it queued notices that only the reader delivers ({@link ReaderStandby}).
-     *
-     * @return {@link #NOT_DECIDED} if another thread read or decided, else {@link #CAUGHT} if this
-     *     caller's poll read its reply, {@link #WAITED} if it blocked or its poll missed
      */
-    private int pollForReply(PendingReply reply) throws IOException {
+    private void pollForReply(CompletableFuture<ControlMessage> reply) throws IOException {
         if (!readLock.tryLock()) {
             if (!readerReading) {
                 // Another caller reads (it wakes the reader if it leaves before our reply), or the
                 // reader polls for notices: either way the reader must not stand by on our reply.
                 standby.want();
-                return NOT_DECIDED;
+                return;
             }
             readLock.lock(); // the reader thread takes what the socket holds now, briefly; then we poll
         }
         boolean polled = false;
         try {
             if (reply.isDone()) {
-                return NOT_DECIDED;
+                return;
             }
             long limit = budget.budget();
             if (limit == 0 || !PollBudget.startPolling()) {
-                polled = blockForReply(reply);
-                return WAITED;
+                return;
             }
             try {
                 long start = System.nanoTime();
@@ -330,22 +319,17 @@ public final class NodeChannel implements AutoCloseable {
                         continue;
                     }
                     long now = System.nanoTime();
-                    // The preemption test first: a gap that also ends the budget still counts.
-                    if (!PollBudget.stillScheduled(previous, now) || now - start >= limit) {
+                    if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
                         break;
                     }
                     previous = now;
                     Thread.onSpinWait();
                 }
+                budget.polled(reply.isDone());
                 polled = true;
-                if (reply.isDone()) {
-                    return CAUGHT;
-                }
             } finally {
                 PollBudget.endPolling();
             }
-            blockForReply(reply);
-            return WAITED;
         } catch (WireFormatException e) {
             throw new IOException(e.getMessage(), e);
         } finally {
@@ -364,39 +348,6 @@ public final class NodeChannel implements AutoCloseable {
             }
         }
     }
-
-    /**
-     * Blocks for its reply in a selector of its own, still holding the read lock, instead of
-     * leaving the socket to the reader thread: the reply then costs one thread wake-up (this
-     * caller's), not two (the reader's, then this caller's, which the reader unparks). The reader
-     * thread stands by meanwhile ({@link ReaderStandby}: a caller reads). Stops after
-     * {@link #CALLER_BLOCK_MILLIS}, or as soon as it has read notices, which only the reader
-     * delivers; the reader then takes over ({@code pollForReply}'s {@code finally}).
-     *
-     * @return true (the caller read the socket)
-     */
-    private boolean blockForReply(PendingReply reply) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CALLER_BLOCK_MILLIS);
-        while (!reply.isDone() && notices.isEmpty()) {
-            if (frames.fill(channel) > 0) {
-                dispatchAvailable();
-                continue;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
-            callerSelector.await(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-        }
-        return true;
-    }
-
-    /** {@link #pollForReply}: another thread read the reply or decided how to wait; nothing to measure. */
-    private static final int NOT_DECIDED = 0;
-    /** {@link #pollForReply}: the caller's poll read its reply. */
-    private static final int CAUGHT = 1;
-    /** {@link #pollForReply}: the caller blocked, or its poll ended before the reply. */
-    private static final int WAITED = 2;
 
     /** Gets the reader thread to look for work: out of its stand-by, or out of its selector. */
     private void wakeReader() {
@@ -422,9 +373,8 @@ public final class NodeChannel implements AutoCloseable {
             if (frame.correlationId() == 0) {
                 notices.add(message); // the reader thread hands it over (see deliverNotices)
             } else {
-                PendingReply f = pending.get(frame.correlationId());
+                CompletableFuture<ControlMessage> f = pending.get(frame.correlationId());
                 if (f != null) {
-                    f.arrivedAt = System.nanoTime();
                     f.complete(message);
                 }
             }
@@ -570,11 +520,6 @@ public final class NodeChannel implements AutoCloseable {
         return ownReads;
     }
 
-    /** @return the callers' waiting rule, with the reply times it measured (for tests) */
-    ReplyTimePoll replyTimes() {
-        return budget;
-    }
-
     /** @return whether the reader thread stands by now (for tests) */
     boolean readerStandingBy() {
         return standby.standing();
@@ -591,6 +536,5 @@ public final class NodeChannel implements AutoCloseable {
         } catch (IOException ignored) {
             // Closing anyway.
         }
-        callerSelector.close(); // wakes a caller blocked in it
     }
 }

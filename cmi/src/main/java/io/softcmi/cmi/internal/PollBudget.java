@@ -170,23 +170,6 @@ public final class PollBudget {
         return load >= 0 && load < CORES - 1;
     }
 
-    /**
-     * Whether the machine had a free core in the last sample: the kernel's count of running and
-     * runnable threads ({@code /proc/loadavg}'s fourth field, this thread included), as read at
-     * most {@link #RUNNABLE_SAMPLE_NANOS} ago, was at most the number of cores, so no thread
-     * waited for one. The latest sample alone, neither averaged like {@link #crowded()} nor the
-     * one-minute average of {@link #idleCore()}: for the control path's {@link ReplyTimePoll}, which
-     * must start polling again as soon as the machine is idle.
-     *
-     * @return true if no thread waited for a core (true where the count is unknown: the measured
-     *     wait times decide alone)
-     */
-    public static boolean freeCore() {
-        sampleIfDue();
-        int r = lastRunning;
-        return r < 0 || r <= CORES;
-    }
-
     /** @return whether pollers in this JVM are backing off because a poller was preempted lately */
     public static boolean contended() {
         return System.nanoTime() - contendedUntil < 0;
@@ -201,8 +184,6 @@ public final class PollBudget {
     static volatile java.util.function.Supplier<LoadSample> runnableSource = new LoadAvgReader();
     /** The last sample's one-minute load average; -1 while unknown. */
     private static volatile double loadAverage = -1;
-    /** The last sample's count of running threads; -1 while unknown. */
-    private static volatile int lastRunning = -1;
     /** Moving average of the samples (a quarter of each new one). */
     private static volatile double runnable;
 
@@ -234,7 +215,6 @@ public final class PollBudget {
             return;
         }
         loadAverage = sample.oneMinute();
-        lastRunning = sample.running();
         runnable += (sample.running() - runnable) / 4;
     }
 

@@ -6,10 +6,9 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * Blocking reads on a socket that poll first: the control path's waiting strategy
- * ({@link ReplyTimePoll}: poll while the measured waits are short). A read that finds nothing
- * switches the socket to non-blocking mode and polls it for the budget, then switches back and
- * blocks. In a burst of
+ * Blocking reads on a socket that poll first: the control path's waiting strategy (the same
+ * {@link PollBudget} rules as the data path). A read that finds nothing switches the socket to
+ * non-blocking mode and polls it for the budget, then switches back and blocks. In a burst of
  * requests (a process calling {@code ctlInfo} in a loop, a daemon answering it) the next bytes
  * arrive within a few microseconds and nobody pays the wake-up of a parked thread; an idle
  * socket costs one short probe and then blocks.
@@ -28,10 +27,12 @@ import java.nio.channels.SocketChannel;
  * {@link ReadyWait} instead of a blocking read.
  */
 public final class PollingReader implements ReadableByteChannel {
+    /** Longest a control-path reader polls. */
+    public static final long MAX_POLL_NANOS = 50_000;
     /** Bytes one system call may read ahead of the caller. */
     public static final int BUFFER_BYTES = 8192;
     private final SocketChannel channel;
-    private final ReplyTimePoll budget = new ReplyTimePoll();
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     private final ReadyWait readyWait;
     /** Bytes read ahead, between position and limit. */
     private final ByteBuffer ahead = ByteBuffer.allocateDirect(BUFFER_BYTES).limit(0);
@@ -101,12 +102,12 @@ public final class PollingReader implements ReadableByteChannel {
                     while (true) {
                         int n = channel.read(dst);
                         if (n != 0) {
-                            budget.waited(System.nanoTime() - start, true);
+                            budget.polled(true);
                             return n;
                         }
                         long now = System.nanoTime();
-                        // The preemption test first: a gap that also ends the budget still counts.
-                        if (!PollBudget.stillScheduled(previous, now) || now - start >= limit) {
+                        if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                            budget.polled(false);
                             break;
                         }
                         previous = now;
@@ -122,7 +123,9 @@ public final class PollingReader implements ReadableByteChannel {
             }
         }
         int n = readyWait == null ? channel.read(dst) : readWaiting(dst);
-        budget.waited(System.nanoTime() - start, false); // this thread's wake-up included
+        if (limit == 0) {
+            budget.blocked(System.nanoTime() - start); // would a poll have caught it?
+        }
         return n;
     }
 

@@ -29,18 +29,8 @@ final class FakeNode implements AutoCloseable {
     private final ConcurrentLinkedQueue<ControlMessage> notices = new ConcurrentLinkedQueue<>();
     private volatile boolean stop;
     private volatile long requests;
-    /** How long each answer is held back (a node that must first wake up). */
-    private final long answerDelayNanos;
 
     FakeNode() throws IOException {
-        this(0);
-    }
-
-    /**
-     * @param answerDelayNanos how long to hold back each answer, busy-waiting (0: answer at once)
-     */
-    FakeNode(long answerDelayNanos) throws IOException {
-        this.answerDelayNanos = answerDelayNanos;
         dir = Files.createTempDirectory("softcmi-fake-node");
         server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(dir.resolve(NodeChannel.SOCKET_NAME)));
@@ -75,9 +65,6 @@ final class FakeNode implements AutoCloseable {
                 Frame f;
                 while ((f = in.next()) != null) {
                     MessageType.decode(f);
-                    for (long t0 = System.nanoTime(); System.nanoTime() - t0 < answerDelayNanos; ) {
-                        Thread.onSpinWait();
-                    }
                     sendNotices(ch);
                     long[] v = new long[16];
                     v[0] = f.correlationId();

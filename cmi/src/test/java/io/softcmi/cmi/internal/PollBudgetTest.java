@@ -107,17 +107,4 @@ class PollBudgetTest {
         PollBudget.LoadSample sample = realSource.get();
         assertTrue(sample != null && sample.oneMinute() >= 0 && sample.running() >= 1, "sample: " + sample);
     }
-
-    @Test
-    void shouldSeeAFreeCoreFromTheLastSampleAloneNotAnAverage() {
-        runnable(CORES + 8); // a long busy stretch: the averaged count and the one-minute load are high
-        PollBudget.runnableSource = () -> new PollBudget.LoadSample(CORES + 8, CORES);
-        PollBudget.sampleRunnable(); // one sample: as many runnable threads as cores, none waits
-        assertTrue(PollBudget.freeCore(), "free at the first idle sample");
-        assertTrue(PollBudget.crowded(), "while the averaged count still says crowded");
-        assertFalse(PollBudget.idleCore(), "and the one-minute average says busy");
-        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, CORES + 1);
-        PollBudget.sampleRunnable();
-        assertFalse(PollBudget.freeCore(), "one thread waits for a core in the last sample");
-    }
 }
