@@ -421,6 +421,7 @@ final class DataConnection {
             }
             if (access.notificationMustWait(segmentId, resumeTask)) {
                 held = true; // nothing answered or counted: the whole request is served again
+                stats.notificationHolds.increment();
                 return;
             }
             access.notifyCreator(segmentId, offset, a, clientNode);

@@ -28,6 +28,11 @@ final class DataPathStats {
     final LongAdder pollNanos = new LongAdder();
     final LongAdder blockNanos = new LongAdder();
     final LongAdder batches = new LongAdder();
+    /**
+     * Times a connection was held because a notification's creator was too far behind
+     * (notification back-pressure, {@link NotificationService#mustWait}).
+     */
+    final LongAdder notificationHolds = new LongAdder();
     /** Largest number of requests served from one connection's input in one pass (a queue depth). */
     final AtomicLong maxBatch = new AtomicLong();
     /**
@@ -98,6 +103,7 @@ final class DataPathStats {
         m.put("requests_acquire", acquires.sum());
         m.put("acquire_ranges_invalidated", acquireRanges.sum());
         m.put("requests_refused", errors.sum());
+        m.put("notification_holds", notificationHolds.sum());
         m.put("bytes_read", bytesRead.sum());
         m.put("bytes_written", bytesWritten.sum());
         m.put("io_work_ns", workNanos.sum());

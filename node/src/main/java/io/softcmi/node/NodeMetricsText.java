@@ -32,6 +32,8 @@ final class NodeMetricsText {
         line(b, "softcmi_data_requests_total{op=\"cas\"}", d.cases.sum());
         line(b, "softcmi_data_requests_total{op=\"notify\"}", d.notifies.sum());
         counter(b, "softcmi_data_requests_refused_total", "Remote data requests answered with an access error", d.errors.sum());
+        counter(b, "softcmi_data_notification_holds_total",
+            "Data connections held because a notification's creator was too far behind", d.notificationHolds.sum());
         b.append("# HELP softcmi_data_bytes_total Bytes of remote data moved, by direction\n");
         b.append("# TYPE softcmi_data_bytes_total counter\n");
         line(b, "softcmi_data_bytes_total{dir=\"read\"}", d.bytesRead.sum());

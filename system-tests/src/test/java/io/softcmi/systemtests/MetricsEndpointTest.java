@@ -77,6 +77,7 @@ class MetricsEndpointTest {
         assertEquals(400, value(after, "softcmi_data_bytes_total{dir=\"written\"}"));
         assertEquals(160, value(after, "softcmi_data_service_seconds_count"));
         assertTrue(value(after, "softcmi_data_connections_total") >= 1, after);
+        assertEquals(0, value(after, "softcmi_data_notification_holds_total"), "no notification, no hold");
         assertTrue(value(after, "softcmi_segments") >= 1 && value(after, "softcmi_tokens") >= 1, after);
         assertTrue(value(after, "softcmi_data_service_seconds{quantile=\"0.99\"}") > 0, after);
     }
