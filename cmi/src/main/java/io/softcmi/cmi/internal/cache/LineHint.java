@@ -76,6 +76,6 @@ public final class LineHint {
      * @return the bits
      */
     public long get(long off, int width) {
-        return SegmentCache.get(data, (int) (off - base), width);
+        return LineWords.get(data, (int) (off - base), width);
     }
 }

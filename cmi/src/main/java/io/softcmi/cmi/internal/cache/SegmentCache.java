@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
@@ -51,9 +50,6 @@ public final class SegmentCache {
             throw new ExceptionInInitializerError(e);
         }
     }
-    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     final long size;
     final int lineSize;
@@ -230,13 +226,13 @@ public final class SegmentCache {
             for (int i = 0; i < width; i++) {
                 tmp[i] = (byte) load(off + i, 1);
             }
-            return get(tmp, 0, width);
+            return LineWords.get(tmp, 0, width);
         }
         Line l = (Line) SLOT.getAcquire(lines, (int) (off >>> shift));
         if (l == null) {
             l = fills.miss(off >>> shift);
         }
-        return get(l.data, at, width);
+        return LineWords.get(l.data, at, width);
     }
 
     /**
@@ -252,7 +248,7 @@ public final class SegmentCache {
         int at = (int) off & (lineSize - 1);
         if (at + width > lineSize) {
             byte[] tmp = new byte[8];
-            put(tmp, 0, width, bits);
+            LineWords.put(tmp, 0, width, bits);
             for (int i = 0; i < width; i++) {
                 store(off + i, 1, tmp[i], trackThread);
             }
@@ -268,7 +264,7 @@ public final class SegmentCache {
                 }
                 if (l != null) {
                     markDirty(idx, l, at, width, trackThread);
-                    put(l.data, at, width, bits);
+                    LineWords.put(l.data, at, width, bits);
                     return;
                 }
             } finally {
@@ -348,24 +344,6 @@ public final class SegmentCache {
         WriteMask.set(l.stored, at, n);
         if (trackThread) {
             threadLines.computeIfAbsent(Thread.currentThread(), t -> new BitSet()).set((int) idx);
-        }
-    }
-
-    static long get(byte[] d, int at, int width) {
-        return switch (width) {
-            case 1 -> d[at];
-            case 2 -> (short) SHORT.get(d, at);
-            case 4 -> (int) INT.get(d, at);
-            default -> (long) LONG.get(d, at);
-        };
-    }
-
-    static void put(byte[] d, int at, int width, long bits) {
-        switch (width) {
-            case 1 -> d[at] = (byte) bits;
-            case 2 -> SHORT.set(d, at, (short) bits);
-            case 4 -> INT.set(d, at, (int) bits);
-            default -> LONG.set(d, at, bits);
         }
     }
 
