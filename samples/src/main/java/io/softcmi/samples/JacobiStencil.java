@@ -300,7 +300,11 @@ public final class JacobiStencil {
 
     /**
      * The kernel, for one row: each inner cell becomes the mean of its four neighbours; the first
-     * and last cells (the fixed boundary) are copied.
+     * and last cells (the fixed boundary) are copied. Each cell of {@code here} is loaded once and
+     * its value carried to the next two cells in locals (the same sums in the same order as
+     * {@code above[j] + below[j] + here[j - 1] + here[j + 1]}, so the result is the same to the
+     * bit): 3% less CPU on arrays, and on a memory segment, where every load is checked, about
+     * 15% less (docs/cache.md, "The Jacobi sample").
      *
      * @param above the row above, in the source grid
      * @param here the row, in the source grid
@@ -309,11 +313,20 @@ public final class JacobiStencil {
      */
     static void kernelRow(double[] above, double[] here, double[] below, double[] out) {
         int n = here.length;
-        out[0] = here[0];
-        out[n - 1] = here[n - 1];
-        for (int j = 1; j < n - 1; j++) {
-            out[j] = 0.25 * (above[j] + below[j] + here[j - 1] + here[j + 1]);
+        if (n < 2) {
+            System.arraycopy(here, 0, out, 0, n);
+            return;
         }
+        double left = here[0];
+        double mid = here[1];
+        out[0] = left;
+        for (int j = 1; j < n - 1; j++) {
+            double right = here[j + 1];
+            out[j] = 0.25 * (above[j] + below[j] + left + right);
+            left = mid;
+            mid = right;
+        }
+        out[n - 1] = mid;
     }
 
     private static final ValueLayout.OfDouble CELL = ValueLayout.JAVA_DOUBLE;
@@ -324,7 +337,7 @@ public final class JacobiStencil {
      * arithmetic in the same order, so the result is bit-identical. Rows are given as the index
      * of their first double. All rows are in one segment on purpose: the JIT then compiles one
      * shape of the loop (a kernel that saw two kinds of segment ran many times slower while it
-     * warmed up), and an int loop index lets it vectorize as it does for arrays.
+     * warmed up). Like the array kernel, it loads each cell of the row once.
      *
      * @param grid the segment
      * @param above first double of the row above (source grid)
@@ -334,12 +347,21 @@ public final class JacobiStencil {
      * @param n cells per row
      */
     static void kernelRow(MemorySegment grid, long above, long here, long below, long out, int n) {
-        grid.setAtIndex(CELL, out, grid.getAtIndex(CELL, here));
-        grid.setAtIndex(CELL, out + n - 1, grid.getAtIndex(CELL, here + n - 1));
-        for (int j = 1; j < n - 1; j++) {
-            grid.setAtIndex(CELL, out + j, 0.25 * (grid.getAtIndex(CELL, above + j) + grid.getAtIndex(CELL, below + j)
-                + grid.getAtIndex(CELL, here + j - 1) + grid.getAtIndex(CELL, here + j + 1)));
+        if (n < 2) {
+            MemorySegment.copy(grid, CELL, here * Double.BYTES, grid, CELL, out * Double.BYTES, n);
+            return;
         }
+        double left = grid.getAtIndex(CELL, here);
+        double mid = grid.getAtIndex(CELL, here + 1);
+        grid.setAtIndex(CELL, out, left);
+        for (int j = 1; j < n - 1; j++) {
+            double right = grid.getAtIndex(CELL, here + j + 1);
+            grid.setAtIndex(CELL, out + j, 0.25 * (grid.getAtIndex(CELL, above + j) + grid.getAtIndex(CELL, below + j)
+                + left + right));
+            left = mid;
+            mid = right;
+        }
+        grid.setAtIndex(CELL, out + n - 1, mid);
     }
 
     /**
