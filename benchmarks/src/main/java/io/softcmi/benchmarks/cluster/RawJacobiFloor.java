@@ -71,11 +71,17 @@ public final class RawJacobiFloor {
      * @param kind which floor
      * @param seconds the time of the iterations (the slower worker's)
      * @param mismatches cells that differ from the expected grid (0 when bit-for-bit equal)
+     * @param cpuSeconds each worker's CPU time over the iterations (its computing thread), in rank order
      */
-    public record Outcome(Kind kind, double seconds, long mismatches) {
-        /** @return "exact", or how many cells differ */
+    public record Outcome(Kind kind, double seconds, long mismatches, double[] cpuSeconds) {
+        /** @return "exact", or how many cells differ, and each worker's CPU time */
         public String result() {
-            return mismatches == 0 ? "exact" : mismatches + " cells differ";
+            StringBuilder b = new StringBuilder(mismatches == 0 ? "exact" : mismatches + " cells differ");
+            b.append("; CPU per worker");
+            for (double c : cpuSeconds) {
+                b.append(String.format(java.util.Locale.ROOT, " %.3f s", c));
+            }
+            return b.toString();
         }
     }
 
@@ -108,6 +114,8 @@ public final class RawJacobiFloor {
         CyclicBarrier barrier = new CyclicBarrier(WORKERS);
         long[] ends = new long[WORKERS];
         long[] starts = new long[WORKERS];
+        double[] cpu = new double[WORKERS];
+        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
         Throwable[] failure = new Throwable[1];
         List<Thread> threads = new ArrayList<>();
         for (int r = 0; r < WORKERS; r++) {
@@ -118,6 +126,7 @@ public final class RawJacobiFloor {
                     int to = Math.min(JacobiWorker.first(rank + 1, WORKERS, n), n - 1);
                     barrier.await(TIMEOUT_MS, TimeUnit.MILLISECONDS); // start together
                     starts[rank] = System.nanoTime();
+                    long cpu0 = mx.getCurrentThreadCpuTime();
                     for (int it = 0; it < iterations; it++) {
                         double[][] src = (it & 1) == 0 ? a : b;
                         double[][] dst = (it & 1) == 0 ? b : a;
@@ -127,6 +136,7 @@ public final class RawJacobiFloor {
                         barrier.await(TIMEOUT_MS, TimeUnit.MILLISECONDS);
                     }
                     ends[rank] = System.nanoTime();
+                    cpu[rank] = (mx.getCurrentThreadCpuTime() - cpu0) / 1e9;
                 } catch (InterruptedException | BrokenBarrierException | TimeoutException | RuntimeException e) {
                     synchronized (failure) {
                         failure[0] = e;
@@ -159,7 +169,7 @@ public final class RawJacobiFloor {
                 mismatches += mismatches(grid[i], expected[i]);
             }
         }
-        return new Outcome(Kind.THREADS, seconds, mismatches);
+        return new Outcome(Kind.THREADS, seconds, mismatches, cpu);
     }
 
     private static Outcome processes(int n, int iterations, boolean poll, double[][] expected) throws IOException {
@@ -172,12 +182,14 @@ public final class RawJacobiFloor {
             String port = awaitLine(zero, dir, 0, "PORT ").substring(5).trim();
             children.add(start(dir, 1, n, iterations, mode, port));
             double seconds = 0;
+            double[] cpu = new double[WORKERS];
             for (int r = 0; r < WORKERS; r++) {
                 Process p = children.get(r);
                 if (!p.waitFor(TIMEOUT_MS, TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
                     throw new IOException("floor process " + r + " failed or did not end: " + describe(dir, r));
                 }
                 seconds = Math.max(seconds, Double.parseDouble(awaitLine(p, dir, r, "TIME ").substring(5).trim()));
+                cpu[r] = Double.parseDouble(awaitLine(p, dir, r, "CPU ").substring(4).trim());
             }
             long mismatches = 0;
             for (int r = 0; r < WORKERS; r++) {
@@ -194,7 +206,7 @@ public final class RawJacobiFloor {
                     mismatches += mismatches(row, expected[i]);
                 }
             }
-            return new Outcome(poll ? Kind.TCP_POLLING : Kind.TCP_BLOCKING, seconds, mismatches);
+            return new Outcome(poll ? Kind.TCP_POLLING : Kind.TCP_BLOCKING, seconds, mismatches, cpu);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);

@@ -33,7 +33,8 @@ import java.util.Locale;
  * then exchange one byte (the start barrier), run the iterations, write their band after the
  * last one to {@code DIR/result-RANK.bin} (row-major doubles, native byte order, as
  * {@code JacobiWorker} does) and print {@code TIME seconds} (start barrier to the last
- * iteration's exchange and computation).
+ * iteration's exchange and computation) and {@code CPU seconds} (its thread's CPU time over the
+ * same span).
  *
  * <pre>
  * RawJacobiPeer DIR RANK N ITERATIONS poll|block [PORT]
@@ -50,6 +51,9 @@ public final class RawJacobiPeer {
     private final double[][][] grids;
     private final ByteBuffer sendBuffer;
     private final ByteBuffer receiveBuffer;
+    /** CPU time of this (the only) thread over the iterations. */
+    private double cpuSeconds;
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private RawJacobiPeer(int rank, int n) {
         this.rank = rank;
@@ -85,6 +89,7 @@ public final class RawJacobiPeer {
         ByteBuffer one = ByteBuffer.allocateDirect(1);
         exchange(ch, one, ByteBuffer.allocateDirect(1), poll); // start barrier
         long t0 = System.nanoTime();
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
         int from = Math.max(first, 1);
         int to = Math.min(last, n - 1);
         for (int it = 0; it < iterations; it++) {
@@ -100,6 +105,7 @@ public final class RawJacobiPeer {
                 JacobiStencil.kernelRow(row(src, i - 1), row(src, i), row(src, i + 1), row(dst, i));
             }
         }
+        cpuSeconds = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
         return (System.nanoTime() - t0) / 1e9;
     }
 
@@ -191,6 +197,7 @@ public final class RawJacobiPeer {
         }
         me.writeResult(dir, iterations & 1);
         System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
+        System.out.printf(Locale.ROOT, "CPU %.9f%n", me.cpuSeconds);
     }
 
     private double run(SocketChannel ch, int iterations, boolean poll) throws IOException {
