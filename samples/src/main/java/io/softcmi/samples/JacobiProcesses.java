@@ -231,6 +231,43 @@ public final class JacobiProcesses {
     }
 
     /**
+     * The sequential kernel's run that every configuration is compared with.
+     *
+     * @param grid the result ({@link JacobiStencil#sequential(int, int)})
+     * @param seconds its wall-clock time
+     * @param cpuSeconds the CPU time of the thread that ran it
+     */
+    public record Sequential(double[][] grid, double seconds, double cpuSeconds) {
+    }
+
+    /**
+     * An extra row of the comparison table (a baseline measured in the same run, such as the
+     * benchmark's raw parallel floors).
+     *
+     * @param name what was run
+     * @param seconds its time
+     * @param result how its result compares with the sequential one ("exact", or what differs)
+     */
+    public record Row(String name, double seconds, String result) {
+    }
+
+    /**
+     * Runs and times the sequential kernel, in this thread.
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @return the result and its times
+     */
+    public static Sequential sequential(int n, int iterations) {
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long t0 = System.nanoTime();
+        long cpu0 = threads.getCurrentThreadCpuTime();
+        double[][] grid = JacobiStencil.sequential(n, iterations);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        return new Sequential(grid, seconds, (threads.getCurrentThreadCpuTime() - cpu0) / 1e9);
+    }
+
+    /**
      * Runs the sequential kernel and then each layout, and prints times, ratios and counters.
      *
      * @param n grid size
@@ -240,20 +277,36 @@ public final class JacobiProcesses {
      * @return the outcomes, in order
      */
     public static List<Outcome> compare(int n, int iterations, List<Layout> layouts, PrintStream out) {
-        long t0 = System.nanoTime();
-        long cpu0 = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-        double[][] expected = JacobiStencil.sequential(n, iterations);
-        double sequential = (System.nanoTime() - t0) / 1e9;
-        double sequentialCpu = (java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e9;
+        return compare(sequential(n, iterations), n, iterations, List.of(), layouts, out);
+    }
+
+    /**
+     * Runs each layout and prints times, ratios to the given sequential run (and the given extra
+     * rows, after the sequential one) and counters.
+     *
+     * @param sequential the sequential run of the same {@code n} and {@code iterations}
+     * @param n grid size
+     * @param iterations iterations
+     * @param extraRows rows printed after the sequential one, with their ratio to it
+     * @param layouts the layouts to run
+     * @param out where to print
+     * @return the outcomes, in order
+     */
+    public static List<Outcome> compare(Sequential sequential, int n, int iterations, List<Row> extraRows,
+            List<Layout> layouts, PrintStream out) {
+        double seq = sequential.seconds();
         out.printf(Locale.ROOT, "jacobi N=%d, %d iterations (sequential: %.3f s of CPU; on a busy machine compare"
-            + " it with each worker's computing CPU below)%n", n, iterations, sequentialCpu);
-        out.printf(Locale.ROOT, "%-26s %9s %8s  %s%n", "configuration", "time s", "ratio", "result");
-        out.printf(Locale.ROOT, "%-26s %9.3f %8.2f  %s%n", "sequential Java", sequential, 1.0, "reference");
+            + " it with each worker's computing CPU below)%n", n, iterations, sequential.cpuSeconds());
+        out.printf(Locale.ROOT, "%-40s %9s %8s  %s%n", "configuration", "time s", "ratio", "result");
+        out.printf(Locale.ROOT, "%-40s %9.3f %8.2f  %s%n", "sequential Java", seq, 1.0, "reference");
+        for (Row r : extraRows) {
+            out.printf(Locale.ROOT, "%-40s %9.3f %8.2f  %s%n", r.name(), r.seconds(), r.seconds() / seq, r.result());
+        }
         List<Outcome> outcomes = new ArrayList<>();
         for (Layout l : layouts) {
-            Outcome o = run(n, iterations, l, expected);
+            Outcome o = run(n, iterations, l, sequential.grid());
             outcomes.add(o);
-            out.printf(Locale.ROOT, "%-26s %9.3f %8.2f  %s%n", l.description(), o.seconds(), o.seconds() / sequential,
+            out.printf(Locale.ROOT, "%-40s %9.3f %8.2f  %s%n", l.description(), o.seconds(), o.seconds() / seq,
                 o.mismatches() == 0 ? "exact" : o.mismatches() + " cells differ, max " + o.maxDiff());
         }
         for (Outcome o : outcomes) {

@@ -311,7 +311,7 @@ public final class JacobiStencil {
      * @param below the row below, in the source grid
      * @param out the row in the destination grid
      */
-    static void kernelRow(double[] above, double[] here, double[] below, double[] out) {
+    public static void kernelRow(double[] above, double[] here, double[] below, double[] out) {
         int n = here.length;
         if (n < 2) {
             System.arraycopy(here, 0, out, 0, n);

@@ -101,8 +101,16 @@ public final class JacobiWorker {
         d.publish(dir, "band-" + rank);
     }
 
-    /** @return the first row of band {@code rank} */
-    static int first(int rank, int workers, int n) {
+    /**
+     * The row split of the sample: band {@code rank} of {@code workers} starts at
+     * {@code rank * n / workers} (band {@code workers} "starts" at {@code n}).
+     *
+     * @param rank the band
+     * @param workers the number of bands
+     * @param n rows of the grid
+     * @return the first row of band {@code rank}
+     */
+    public static int first(int rank, int workers, int n) {
         return (int) ((long) rank * n / workers);
     }
 

@@ -23,7 +23,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * VMMC on two {@code cmid} daemons against the raw TCP baseline of the same run: the
  * {@code latency} sample (one-word SendDataNotify ping-pong, the peer spawned on the second
- * node) against a polling raw TCP ping-pong of 4 bytes, and the {@code OnewayBandwidth} sample
+ * node) against a polling raw TCP ping-pong of 4 bytes (2 hops per round trip) and against the
+ * raw limit of the shape the issue mandates, each message through the receiver's node daemon: a
+ * plain-Java TCP relay ring A &rarr; R_B &rarr; B &rarr; R_A &rarr; A of 4-byte messages (4 hops,
+ * 4 processes; {@link RelayRoundTrip}), once with every hop polling and once with blocking reads,
+ * each with p50/p99 and the ratio of VMMC's p50 to its p50 (with the blocking 2-hop ping-pong of
+ * the same ring code beside them; a ring stops after {@code -Dbench.relaySeconds}, default 10 s,
+ * of timed round trips, and the row says how many it timed); and the {@code OnewayBandwidth} sample
  * from 4 B to 4 MiB against a raw TCP stream of the same chunk sizes (one 1-byte ack per chunk,
  * and VMMC's one notification ack per size, are both counted).
  *
@@ -75,15 +81,21 @@ public final class VmmcBenchmark {
             StringBuilder out = new StringBuilder();
             if (ops > 0) { // 0: bandwidth only
                 long[] raw = rawPingPong(ops, children);
+                // The floor of the mandated shape: each message through the receiver's daemon (RelayRoundTrip).
+                long[] pingBlock = RelayRoundTrip.roundTrips(ops, 4, 2, false);
+                long[] relayPoll = RelayRoundTrip.roundTrips(ops, 4, 4, true);
+                long[] relayBlock = RelayRoundTrip.roundTrips(ops, 4, 4, false);
                 String lat = runToEnd(env, Latency.class.getName(), "1", Integer.toString(ops));
                 double vmmcP50 = Double.parseDouble(lat.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1"));
                 double vmmcP99 = Double.parseDouble(lat.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"));
                 out.append(String.format(Locale.ROOT, "%nlatency, %d round trips (after warm-up), two daemons on loopback%n", ops));
-                out.append(String.format(Locale.ROOT, "%-48s %10s %10s %10s%n", "", "p50 us", "p99 us", "p50 / raw"));
-                out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "raw TCP ping-pong, 4 B, polling",
-                    pct(raw, 50) / 1e3, pct(raw, 99) / 1e3, 1.0));
-                out.append(String.format(Locale.ROOT, "%-48s %10.1f %10.1f %10.2f%n", "VMMC latency 1 word (SendDataNotify both ways)",
-                    vmmcP50, vmmcP99, vmmcP50 / (pct(raw, 50) / 1e3)));
+                out.append(String.format(Locale.ROOT, "%-58s %10s %10s %12s%n", "", "p50 us", "p99 us", "VMMC / this"));
+                rawRow(out, "raw TCP ping-pong, 4 B, polling (2 hops)", raw, vmmcP50);
+                rawRow(out, "raw TCP ping-pong A>B>A, 4 B, blocking (2 hops)", pingBlock, vmmcP50);
+                rawRow(out, "raw TCP relay A>R_B>B>R_A>A, 4 B, polling (4 hops)", relayPoll, vmmcP50);
+                rawRow(out, "raw TCP relay A>R_B>B>R_A>A, 4 B, blocking (4 hops)", relayBlock, vmmcP50);
+                out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", "VMMC latency 1 word (SendDataNotify both ways)",
+                    vmmcP50, vmmcP99));
             }
 
             String bw = runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds, OnewayBandwidth.class.getName(),
@@ -116,6 +128,12 @@ public final class VmmcBenchmark {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
         }
+    }
+
+    /** A raw baseline's p50 and p99, and VMMC's p50 as a multiple of its p50. */
+    private static void rawRow(StringBuilder out, String name, long[] sorted, double vmmcP50) {
+        out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f %12.2f  %d round trips%n", name, pct(sorted, 50) / 1e3,
+            pct(sorted, 99) / 1e3, vmmcP50 / (pct(sorted, 50) / 1e3), sorted.length));
     }
 
     private static long pct(long[] sorted, int p) {
