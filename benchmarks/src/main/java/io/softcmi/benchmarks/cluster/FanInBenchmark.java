@@ -45,8 +45,13 @@ public final class FanInBenchmark {
     private FanInBenchmark() {
     }
 
-    /** One measured point. */
-    record Point(String system, int contexts, int procs, double opsPerSec, double p50us, double p99us) {
+    /**
+     * One measured point. {@code serverCpuUs} and {@code clientCpuUs} are CPU microseconds per
+     * operation over the measured window: of the server process (the home daemon, or the raw
+     * server) and of all client processes together; -1 where not measured.
+     */
+    record Point(String system, int contexts, int procs, double opsPerSec, double p50us, double p99us,
+            double serverCpuUs, double clientCpuUs) {
     }
 
     /**
@@ -103,24 +108,31 @@ public final class FanInBenchmark {
             String node2 = dir.resolve("n2").toString();
             System.out.printf(Locale.ROOT, "remote getLong under load, 2 daemons on loopback, %d cores, %.1f s per point%n",
                 Runtime.getRuntime().availableProcessors(), seconds);
-            System.out.printf(Locale.ROOT, "%-28s %8s %6s %12s %10s %10s%n", "system", "contexts", "procs", "ops/s", "p50 us",
-                "p99 us");
+            System.out.printf(Locale.ROOT, "%-28s %8s %6s %12s %10s %10s %12s %12s%n", "system", "contexts", "procs", "ops/s",
+                "p50 us", "p99 us", "server cpu/op", "client cpu/op");
+            ProcessHandle homeDaemon = daemons.get(0).toHandle();
+            ProcessHandle rawServer = daemons.get(2).toHandle();
+            ProcessHandle rawPollServer = daemons.get(3).toHandle();
             if (threads) {
                 // One context, many threads: pipelined on one connection, or one connection per thread.
                 for (int c : contexts) {
-                    points.add(print(run("one context, pipelined", dir, c, 1, durationMs, "cmishared", node2,
-                        handleFile.toString())));
-                    points.add(print(run("one context, conn per thread", dir, c, 1, durationMs, "cmishared", node2,
-                        handleFile.toString(), "-Dsoftcmi.data.connectionPerThread=true")));
-                    points.add(print(run("raw TCP blocking server", dir, c, 1, durationMs, "raw", Integer.toString(rawPort))));
+                    points.add(print(run("one context, pipelined", dir, c, 1, durationMs, "cmishared", homeDaemon,
+                        new String[] {node2, handleFile.toString()}, List.of())));
+                    points.add(print(run("one context, conn per thread", dir, c, 1, durationMs, "cmishared", homeDaemon,
+                        new String[] {node2, handleFile.toString()}, List.of("-Dsoftcmi.data.connectionPerThread=true"))));
+                    points.add(print(run("raw TCP blocking server", dir, c, 1, durationMs, "raw", rawServer,
+                        new String[] {Integer.toString(rawPort)}, List.of())));
                 }
             } else if (busy) {
                 Process burner = ChildProcesses.start(l -> l.startsWith("BURNING"), List.of(), Burner.class.getName());
                 try {
                     Thread.sleep(500);
-                    points.add(print(run("busy: softcmi getLong", dir, 1, 1, durationMs, "cmi", node2, handleFile.toString())));
-                    points.add(print(run("busy: raw TCP polling", dir, 1, 1, durationMs, "rawpoll", Integer.toString(rawPollPort))));
-                    points.add(print(run("busy: raw TCP blocking", dir, 1, 1, durationMs, "raw", Integer.toString(rawPort))));
+                    points.add(print(run("busy: softcmi getLong", dir, 1, 1, durationMs, "cmi", homeDaemon,
+                        new String[] {node2, handleFile.toString()}, List.of())));
+                    points.add(print(run("busy: raw TCP polling", dir, 1, 1, durationMs, "rawpoll", rawPollServer,
+                        new String[] {Integer.toString(rawPollPort)}, List.of())));
+                    points.add(print(run("busy: raw TCP blocking", dir, 1, 1, durationMs, "raw", rawServer,
+                        new String[] {Integer.toString(rawPort)}, List.of())));
                 } finally {
                     burner.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
@@ -130,16 +142,18 @@ public final class FanInBenchmark {
                         if (p > c) {
                             continue;
                         }
-                        points.add(print(run("softcmi getLong", dir, c, p, durationMs, "cmi", node2, handleFile.toString())));
-                        points.add(print(run("raw TCP blocking server", dir, c, p, durationMs, "raw", Integer.toString(rawPort))));
+                        points.add(print(run("softcmi getLong", dir, c, p, durationMs, "cmi", homeDaemon,
+                            new String[] {node2, handleFile.toString()}, List.of())));
+                        points.add(print(run("raw TCP blocking server", dir, c, p, durationMs, "raw", rawServer,
+                            new String[] {Integer.toString(rawPort)}, List.of())));
                     }
                 }
             }
             if (csv != null) {
-                StringBuilder b = new StringBuilder("system,contexts,procs,ops_per_s,p50_us,p99_us\n");
+                StringBuilder b = new StringBuilder("system,contexts,procs,ops_per_s,p50_us,p99_us,server_cpu_us_per_op,client_cpu_us_per_op\n");
                 for (Point pt : points) {
-                    b.append(String.format(Locale.ROOT, "%s,%d,%d,%.0f,%.1f,%.1f%n", pt.system(), pt.contexts(), pt.procs(),
-                        pt.opsPerSec(), pt.p50us(), pt.p99us()));
+                    b.append(String.format(Locale.ROOT, "%s,%d,%d,%.0f,%.1f,%.1f,%.2f,%.2f%n", pt.system(), pt.contexts(), pt.procs(),
+                        pt.opsPerSec(), pt.p50us(), pt.p99us(), pt.serverCpuUs(), pt.clientCpuUs()));
                 }
                 Files.writeString(csv, b);
             }
@@ -158,29 +172,17 @@ public final class FanInBenchmark {
     }
 
     private static Point print(Point p) {
-        System.out.printf(Locale.ROOT, "%-28s %8d %6d %12.0f %10.1f %10.1f%n", p.system(), p.contexts(), p.procs(),
-            p.opsPerSec(), p.p50us(), p.p99us());
+        System.out.printf(Locale.ROOT, "%-28s %8d %6d %12.0f %10.1f %10.1f %12.2f %12.2f%n", p.system(), p.contexts(), p.procs(),
+            p.opsPerSec(), p.p50us(), p.p99us(), p.serverCpuUs(), p.clientCpuUs());
         return p;
     }
 
-    /** Runs {@code contexts} client threads spread over {@code procs} worker processes. */
-    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String target)
-            throws Exception {
-        return run(name, dir, contexts, procs, durationMs, mode, new String[] {target}, List.of());
-    }
-
-    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String node,
-            String handle) throws Exception {
-        return run(name, dir, contexts, procs, durationMs, mode, new String[] {node, handle}, List.of());
-    }
-
-    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String node,
-            String handle, String jvmOption) throws Exception {
-        return run(name, dir, contexts, procs, durationMs, mode, new String[] {node, handle}, List.of(jvmOption));
-    }
-
-    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, String[] target,
-            List<String> jvmOptions) throws Exception {
+    /**
+     * Runs {@code contexts} client threads spread over {@code procs} worker processes, and measures
+     * the CPU time of {@code server} over the same window.
+     */
+    private static Point run(String name, Path dir, int contexts, int procs, long durationMs, String mode, ProcessHandle server,
+            String[] target, List<String> jvmOptions) throws Exception {
         Path go = dir.resolve("go-" + System.nanoTime());
         List<Process> workers = new ArrayList<>();
         List<Path> outs = new ArrayList<>();
@@ -196,6 +198,10 @@ public final class FanInBenchmark {
             }
             Thread.sleep(1500); // the workers warm up meanwhile
             Files.createFile(go);
+            long serverCpu0 = cpuNanos(server);
+            Thread.sleep(durationMs);
+            long serverCpu = cpuNanos(server) - serverCpu0;
+            long clientCpu = 0;
             long total = 0;
             List<long[]> samples = new ArrayList<>();
             for (int w = 0; w < procs; w++) {
@@ -209,16 +215,28 @@ public final class FanInBenchmark {
                         s[i] = d.readLong();
                     }
                     samples.add(s);
+                    long cpu = d.readLong();
+                    clientCpu = clientCpu < 0 || cpu < 0 ? -1 : clientCpu + cpu;
                 }
             }
             long[] all = samples.stream().flatMapToLong(Arrays::stream).sorted().toArray();
             return new Point(name, contexts, procs, total * 1000.0 / durationMs, ChildProcesses.pct(all, 50) / 1e3,
-                ChildProcesses.pct(all, 99) / 1e3);
+                ChildProcesses.pct(all, 99) / 1e3, perOp(serverCpu, total), perOp(clientCpu, total));
         } finally {
             for (Process p : workers) {
                 p.destroyForcibly();
             }
         }
+    }
+
+    /** @return the process's CPU time (user and system) so far, in nanoseconds, or -1 if unknown */
+    private static long cpuNanos(ProcessHandle p) {
+        return p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(-1L);
+    }
+
+    /** @return CPU microseconds per operation, or -1 if not measured */
+    private static double perOp(long cpuNanos, long ops) {
+        return cpuNanos < 0 || ops == 0 ? -1 : cpuNanos / 1e3 / ops;
     }
 
     private static int[] ints(String s) {
