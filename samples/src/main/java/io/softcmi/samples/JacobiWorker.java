@@ -167,6 +167,7 @@ public final class JacobiWorker {
         remote &= Boolean.parseBoolean(System.getProperty(PREFETCH_PROPERTY, "true"));
         try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
             barrier.await(); // everyone attached: start together
+            barrier.stats.clear();
             long t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
             int lo = Math.max(me.first, 1);
@@ -282,8 +283,9 @@ public final class JacobiWorker {
             w.writeResult(iterations & 1);
             System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
             System.out.printf(Locale.ROOT, "PHASES halo reads %.3f s (%.3f s not overlapped), barrier %.3f s,"
-                + " computing %.3f s; CPU of the computing thread %.3f s%n", w.haloReadNanos / 1e9, w.haloNanos / 1e9,
-                w.barrierNanos / 1e9, seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9);
+                + " computing %.3f s; CPU of the computing thread %.3f s; barrier %s%n", w.haloReadNanos / 1e9,
+                w.haloNanos / 1e9, w.barrierNanos / 1e9, seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9,
+                w.barrier.stats.summary());
             // The counters are not part of the CMI API: the benchmark prints them per configuration.
             System.out.println("CACHE " + CacheStats.process());
             if (rank == 0) {
