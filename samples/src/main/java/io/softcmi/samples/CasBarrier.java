@@ -2,8 +2,10 @@ package io.softcmi.samples;
 
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.direct.DirectViews;
 import io.softcmi.cmi.notify.NotificationInbox;
 import io.softcmi.cmi.notify.Notifications;
+import io.softcmi.cmi.notify.WaitWindow;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -13,55 +15,65 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A counting barrier for {@code parties} processes built from {@code atm_cas} on one 8-byte word
- * of a segment (and a departure count in the next word) (the Jacobi sample's, see docs/cache.md):
- * arrival {@code k} (counted from 1) of a process completes the round when its increment brings
- * the word to {@code k * parties}.
+ * A barrier for {@code parties} processes built from {@code atm_cas} (the Jacobi sample's, see
+ * docs/cache.md "The Jacobi sample"). Each process owns a small <b>wake segment</b> (created by its
+ * own context, exported {@code CMI_SEG_WRITE_THROUGH}) whose word {@link #ARRIVALS} counts the
+ * other parties' arrivals. Arrival {@code k} (counted from 1) of a process is one {@code atm_cas}
+ * increment of that word in every other party's wake segment (one round trip to each other
+ * node, at the word's home); the process then waits until its own word counts
+ * {@code k * (parties - 1)} arrivals. The last party to arrive thus releases each of the others
+ * with its increment itself, half a round trip after it arrives, and finds its own word complete
+ * when its increments return: no central counter, no second store, nobody polls remote memory.
  *
- * <p>Nobody polls the counter. Each process owns a small <b>wake segment</b> (created by its own
- * context, exported {@code CMI_SEG_WRITE_THROUGH}): word {@link #ROUND} holds the last round
- * released to it, word {@link #SLEEPERS} says whether its owner is blocked. The process whose increment
- * completes a round stores the round into every other party's wake segment with
- * {@link Notifications#putAndNotifyIfWaiting} (one round trip to each other node; a notification
- * only to an owner that sleeps). A waiter watches its own word, which is local memory: it spins,
- * then yields, for at most {@link #POLL_NANOS}, then counts itself in {@code SLEEPERS}, fences,
- * looks again and blocks in its context's notification inbox (the handshake of SMI's
- * {@code NotifyWaker}). On a machine with fewer cores than processes, the cores go to the
- * computing processes and to the daemons that serve them, not to polls of remote memory.
+ * <p>A waiter watches its own word, which is local memory: it polls for about twice its recent
+ * waits ({@link WaitWindow}: 100 µs to 3 ms, a few looks only while waits are longer), then
+ * sets the word's {@link #SLEEPING} bit with a compare-and-swap on its local memory, and blocks
+ * in its context's notification inbox. The arriving party's increment is a compare-and-swap on the
+ * same word, so exactly one of the two goes first (no fences to reason about): either the
+ * waiter's swap fails because the count changed (it looks again), or the increment returns
+ * the word with the bit set and the arriving party sends the waiter a notification. On a
+ * machine with fewer cores than processes, the cores go to the computing processes and to the
+ * daemons that serve them, not to polls of remote memory.
  *
  * <p>Memory order: {@code atm_cas} is a release (this process's stores are written back and
  * acknowledged before the increment shows) and an acquire; a waiter runs {@code rmb} once its
- * round is released, so lines cached before the other parties' releases are dropped.
+ * word is complete, so lines cached before the other parties' releases are dropped.
+ *
+ * <p>The counter segment given to the constructor holds the departure count only
+ * ({@link #depart}, {@link #awaitDepartures}).
  */
 final class CasBarrier {
-    /** Offset of the released round in a wake segment. */
-    static final long ROUND = 0;
-    /** Offset of the owner's sleeping flag in a wake segment. */
-    static final long SLEEPERS = 8;
-    /** How long a waiter watches its own wake word before it blocks in the inbox. */
-    static final long POLL_NANOS = 100_000;
+    /** Offset of the arrival count in a wake segment (the low 62 bits of the word). */
+    static final long ARRIVALS = 0;
+    /** The bit of the {@link #ARRIVALS} word that says that its owner sleeps in its inbox. */
+    static final long SLEEPING = 1L << 62;
     /** Longest park between two looks at the departure count. */
     static final long MAX_PARK_NANOS = 50_000;
-    private static final int SPINS = 64;
     private static final Duration TAKE = Duration.ofMillis(5);
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     private final CmiContext context;
     private final CmiMapping mapping;
     private final long offset;
     private final int parties;
     private final long timeoutNanos;
-    private final CmiMapping wake;
+    private final MemorySegment wake;
     private final List<CmiMapping> others;
+    /** The value of each other party's word that this process last saw (its guess for the next increment). */
+    private final long[] seen;
     private final NotificationInbox inbox;
-    private final MemorySegment word = MemorySegment.ofArray(new long[1]);
     private long arrivals;
+    /** How long a wait polls its wake word before it blocks. */
+    private final WaitWindow window = new WaitWindow();
+    /** What the waits cost (the {@code PHASES} line). */
+    final BarrierStats stats = new BarrierStats();
 
     /**
      * @param context the calling process's context
-     * @param mapping the mapping of the segment that holds the counter (local or imported)
-     * @param offset the counter's byte offset (8-aligned; it and the next word initially 0)
+     * @param mapping the mapping of the segment that holds the departure count (local or imported)
+     * @param offset the departure count's byte offset (8-aligned; it and the next word initially 0)
      * @param parties processes that meet at the barrier
      * @param timeoutMillis the longest one wait may take
-     * @param wake this process's wake segment (created by {@code context}, attached writable, words 0)
+     * @param wake this process's wake segment (created by {@code context}, attached writable, word 0 zero)
      * @param others the other parties' wake segments (write-through imports or local attaches)
      */
     CasBarrier(CmiContext context, CmiMapping mapping, long offset, int parties, long timeoutMillis, CmiMapping wake,
@@ -71,8 +83,9 @@ final class CasBarrier {
         this.offset = offset;
         this.parties = parties;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        this.wake = wake;
+        this.wake = DirectViews.view(wake);
         this.others = List.copyOf(others);
+        this.seen = new long[others.size()];
         this.inbox = Notifications.inbox(context);
     }
 
@@ -82,77 +95,98 @@ final class CasBarrier {
      * @throws IllegalStateException if they do not come within the timeout
      */
     void await() {
+        long start = System.nanoTime();
         arrivals++;
-        long target = arrivals * parties;
-        if (increment(offset, target - parties) + 1 == target) {
-            release(arrivals);
-            return; // the increment was the acquire
+        for (int q = 0; q < others.size(); q++) {
+            arrive(q);
         }
-        long deadline = System.nanoTime() + timeoutNanos;
-        long pollUntil = System.nanoTime() + POLL_NANOS;
-        for (int n = 0; !released(); n++) {
-            if (System.nanoTime() - pollUntil < 0) {
-                // The releaser's store lands before its notification: catch it without the wake-up hops.
-                if (n < SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
+        long incremented = System.nanoTime();
+        stats.arrival(incremented - start);
+        long target = arrivals * (parties - 1);
+        boolean last = complete(target);
+        // The last party's own word is complete when its increments return; the others poll
+        // their local word (a store by the home lands there at once), then block.
+        if (!last && !WaitWindow.poll(window.budget(), start, () -> complete(target))) {
+            long deadline = start + timeoutNanos;
+            while (!complete(target)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("barrier round " + arrivals + ": " + (word() & ~SLEEPING)
+                        + " of " + target + " arrivals after " + timeoutNanos / 1_000_000 + " ms");
                 }
-                continue;
+                sleep(target);
             }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("barrier round " + arrivals + ": released " + wake.getLong(ROUND)
-                    + ", the counter at " + mapping.getLong(offset) + " < " + target + " after "
-                    + timeoutNanos / 1_000_000 + " ms");
-            }
-            sleep();
+        }
+        if (!last) {
+            window.ended(System.nanoTime() - start);
         }
         context.rmb();
+        stats.await(System.nanoTime() - start, last);
     }
 
-    /** @return whether this process's wake word shows the current round (a local load) */
-    private boolean released() {
-        VarHandle.acquireFence(); // keeps the load in the loop; the CMI acquire comes once, at the end
-        return wake.getLong(ROUND) >= arrivals;
+    /** @return this process's arrival word (a load of its own memory) */
+    private long word() {
+        return (long) WORD.getVolatile(wake, ARRIVALS);
+    }
+
+    /** @return whether this process's word counts {@code target} arrivals */
+    private boolean complete(long target) {
+        return (word() & ~SLEEPING) >= target;
     }
 
     /**
-     * Blocks in the inbox until notified (or a short timeout): first says so in {@code SLEEPERS}
-     * and looks again after a full fence, so that a releaser either sees the flag (and notifies)
-     * or its store is seen here.
+     * Adds this process's arrival to party {@code q}'s word with {@code atm_cas} (the release and
+     * an acquire), and notifies {@code q} if the word said that it sleeps.
      */
-    private void sleep() {
-        wake.putLong(SLEEPERS, 1);
-        VarHandle.fullFence();
-        try {
-            if (!released()) {
-                inbox.take(TAKE);
+    private void arrive(int q) {
+        CmiMapping m = others.get(q);
+        long guess = seen[q];
+        long was;
+        while ((was = context.atmCas(m, ARRIVALS, guess, guess + 1)) != guess) {
+            guess = was;
+        }
+        seen[q] = (guess + 1) & ~SLEEPING;
+        if ((guess & SLEEPING) != 0) {
+            try {
+                Notifications.notify(m, ARRIVALS, arrivals);
+            } catch (io.softcmi.cmi.CmiAccessException | IllegalStateException gone) {
+                // The last round: the sleeper woke by its timeout, saw its word complete, left
+                // and removed its segment. Nobody waits there any more.
             }
+        }
+    }
+
+    /**
+     * Blocks in the inbox until notified (or a short timeout), unless the word counts
+     * {@code target} arrivals: sets the {@link #SLEEPING} bit with a compare-and-swap (which
+     * fails if an arrival came meanwhile: then it looks again), blocks, and clears the bit.
+     */
+    private void sleep(long target) {
+        if (inbox.size() > 0) {
+            stats.stale();
+        }
+        long w = word();
+        if ((w & ~SLEEPING) >= target || !WORD.compareAndSet(wake, ARRIVALS, w, w | SLEEPING)) {
+            return;
+        }
+        try {
+            boolean timedOut = inbox.take(TAKE) == null;
+            stats.slept(timedOut, timedOut && complete(target));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted at the barrier", e);
         } finally {
-            wake.putLong(SLEEPERS, 0);
+            long v;
+            do {
+                v = word();
+            } while (!WORD.compareAndSet(wake, ARRIVALS, v, v & ~SLEEPING));
         }
     }
 
     /**
-     * Stores {@code round} into every other party's wake segment, notifying those that sleep (and
-     * into this process's own, so that every wake word holds the last round its owner saw released).
-     */
-    private void release(long round) {
-        wake.putLong(ROUND, round);
-        word.set(ValueLayout.JAVA_LONG, 0, round);
-        for (CmiMapping m : others) {
-            Notifications.putAndNotifyIfWaiting(m, ROUND, word, ROUND, round, SLEEPERS);
-        }
-    }
-
-    /**
-     * Says that this process is done with the barrier's segment: adds one to the departure count
-     * (the word after the counter). The process that homes the segment waits for the others'
-     * departures ({@link #awaitDepartures}) before it removes it, since a party may still be
-     * using the counter after the last round is complete.
+     * Says that this process is done with the barrier: adds one to the departure count (the
+     * word after {@code offset}). The process that homes the counter segment (and whose wake
+     * segment the others' last arrivals and notifications reach) waits for the others'
+     * departures ({@link #awaitDepartures}) before it removes them.
      */
     void depart() {
         increment(offset + 8, 0);

@@ -252,13 +252,18 @@ public final class JacobiProcesses {
     }
 
     /**
-     * Runs and times the sequential kernel, in this thread.
+     * Runs and times the sequential kernel, in this thread, after {@code jacobi.warmup} untimed
+     * iterations of it ({@link JacobiWorker#WARMUP_PROPERTY}, default none).
      *
      * @param n grid size
      * @param iterations iterations
      * @return the result and its times
      */
     public static Sequential sequential(int n, int iterations) {
+        int warmup = JacobiWorker.warmupIterations();
+        if (warmup > 0) {
+            JacobiStencil.sequential(n, warmup); // untimed, as each worker's (JacobiWorker.WARMUP_PROPERTY)
+        }
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long t0 = System.nanoTime();
         long cpu0 = threads.getCurrentThreadCpuTime();
@@ -295,8 +300,9 @@ public final class JacobiProcesses {
     public static List<Outcome> compare(Sequential sequential, int n, int iterations, List<Row> extraRows,
             List<Layout> layouts, PrintStream out) {
         double seq = sequential.seconds();
-        out.printf(Locale.ROOT, "jacobi N=%d, %d iterations (sequential: %.3f s of CPU; on a busy machine compare"
-            + " it with each worker's computing CPU below)%n", n, iterations, sequential.cpuSeconds());
+        out.printf(Locale.ROOT, "jacobi N=%d, %d iterations, %d untimed warm-up iterations of the sequential kernel and"
+            + " of each worker (sequential: %.3f s of CPU; on a busy machine compare it with each worker's computing CPU"
+            + " below)%n", n, iterations, JacobiWorker.warmupIterations(), sequential.cpuSeconds());
         out.printf(Locale.ROOT, "%-40s %9s %8s  %s%n", "configuration", "time s", "ratio", "result");
         out.printf(Locale.ROOT, "%-40s %9.3f %8.2f  %s%n", "sequential Java", seq, 1.0, "reference");
         for (Row r : extraRows) {

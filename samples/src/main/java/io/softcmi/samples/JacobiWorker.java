@@ -50,6 +50,14 @@ public final class JacobiWorker {
      * {@code false} has the computing thread read it.
      */
     public static final String PREFETCH_PROPERTY = "jacobi.prefetch";
+    /**
+     * System property: untimed warm-up iterations (default 0). Each worker runs them (halo reads,
+     * barriers and all) before the timed start barrier, then sets both grids of its band back to
+     * the initial state and meets the others again; the launcher ({@link JacobiProcesses#compare})
+     * runs the same number of iterations of the sequential kernel, untimed, before it times it.
+     * So the JIT compiles the kernels before the clock starts on both sides alike.
+     */
+    public static final String WARMUP_PROPERTY = "jacobi.warmup";
     private final CmiContext context;
     private final Path dir;
     private final int rank;
@@ -166,44 +174,75 @@ public final class JacobiWorker {
         boolean remote = (up != null && up.imported) || (down != null && down.imported);
         remote &= Boolean.parseBoolean(System.getProperty(PREFETCH_PROPERTY, "true"));
         try (HaloPrefetch prefetch = remote ? new HaloPrefetch(context, timeoutMillis) : null) {
-            barrier.await(); // everyone attached: start together
+            barrier.await(); // everyone attached
+            int warmup = warmupIterations();
+            if (warmup > 0) {
+                loop(warmup, prefetch);
+                reset();
+                barrier.await(); // every band is back at the start before anyone reads a halo
+            }
+            haloReadNanos = 0;
+            haloNanos = 0;
+            barrierNanos = 0;
+            barrier.stats.clear();
             long t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
-            int lo = Math.max(me.first, 1);
-            int hi = Math.min(me.last, n - 1);
-            // Rows [a, b) need no halo; the edge rows first (after a band above) and last - 1 (before a band below) do.
-            int a = up != null ? lo + 1 : lo;
-            int b = down != null ? hi - 1 : hi;
-            for (int it = 0; it < iterations; it++) {
-                int src = it & 1;
-                int dst = src ^ 1;
-                if (prefetch != null) {
-                    prefetch.start(() -> readHalo(src));
-                } else {
-                    long t = System.nanoTime();
-                    readHalo(src);
-                    haloNanos += System.nanoTime() - t;
-                }
-                if (a < b) {
-                    interior(src, dst, a, b);
-                }
-                if (prefetch != null) {
-                    long t = System.nanoTime();
-                    prefetch.await();
-                    haloNanos += System.nanoTime() - t;
-                }
-                if (up != null && me.first >= lo && me.first < hi) {
-                    edge(src, dst, me.first);
-                }
-                if (down != null && me.last - 1 >= lo && me.last - 1 < hi && (up == null || me.last - 1 != me.first)) {
-                    edge(src, dst, me.last - 1);
-                }
-                long t = System.nanoTime();
-                barrier.await();
-                barrierNanos += System.nanoTime() - t;
-            }
+            loop(iterations, prefetch);
             cpuNanos = THREADS.getCurrentThreadCpuTime() - cpu0;
             return (System.nanoTime() - t0) / 1e9;
+        }
+    }
+
+    /** @return the untimed warm-up iterations ({@link #WARMUP_PROPERTY}, default 0) */
+    static int warmupIterations() {
+        return Math.max(0, Integer.getInteger(WARMUP_PROPERTY, 0));
+    }
+
+    /** Sets both grids of this worker's band back to the start: zeros, and the fixed top row of ones. */
+    private void reset() {
+        band.asSlice(0, haloUp).fill((byte) 0);
+        if (me.first == 0) {
+            double[] ones = new double[n];
+            Arrays.fill(ones, 1.0);
+            me.write(0, 0, ones);
+            me.write(1, 0, ones);
+        }
+    }
+
+    /** Runs {@code iterations} iterations from grid 0, each ending at the barrier. */
+    private void loop(int iterations, HaloPrefetch prefetch) {
+        int lo = Math.max(me.first, 1);
+        int hi = Math.min(me.last, n - 1);
+        // Rows [a, b) need no halo; the edge rows first (after a band above) and last - 1 (before a band below) do.
+        int a = up != null ? lo + 1 : lo;
+        int b = down != null ? hi - 1 : hi;
+        for (int it = 0; it < iterations; it++) {
+            int src = it & 1;
+            int dst = src ^ 1;
+            if (prefetch != null) {
+                prefetch.start(() -> readHalo(src));
+            } else {
+                long t = System.nanoTime();
+                readHalo(src);
+                haloNanos += System.nanoTime() - t;
+            }
+            if (a < b) {
+                interior(src, dst, a, b);
+            }
+            if (prefetch != null) {
+                long t = System.nanoTime();
+                prefetch.await();
+                haloNanos += System.nanoTime() - t;
+            }
+            if (up != null && me.first >= lo && me.first < hi) {
+                edge(src, dst, me.first);
+            }
+            if (down != null && me.last - 1 >= lo && me.last - 1 < hi && (up == null || me.last - 1 != me.first)) {
+                edge(src, dst, me.last - 1);
+            }
+            long t = System.nanoTime();
+            barrier.await();
+            barrierNanos += System.nanoTime() - t;
         }
     }
 
@@ -282,8 +321,10 @@ public final class JacobiWorker {
             w.writeResult(iterations & 1);
             System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
             System.out.printf(Locale.ROOT, "PHASES halo reads %.3f s (%.3f s not overlapped), barrier %.3f s,"
-                + " computing %.3f s; CPU of the computing thread %.3f s%n", w.haloReadNanos / 1e9, w.haloNanos / 1e9,
-                w.barrierNanos / 1e9, seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9);
+                + " computing %.3f s; CPU of the computing thread %.3f s; barrier %s; after %d untimed warm-up iterations%n",
+                w.haloReadNanos / 1e9, w.haloNanos / 1e9, w.barrierNanos / 1e9,
+                seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9, w.barrier.stats.summary(),
+                warmupIterations());
             // The counters are not part of the CMI API: the benchmark prints them per configuration.
             System.out.println("CACHE " + CacheStats.process());
             if (rank == 0) {

@@ -1,12 +1,14 @@
 package io.softcmi.samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.softcmi.cmi.Cmi;
 import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.notify.WaitWindow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -43,11 +45,15 @@ class CasBarrierTest {
                 int rank = p;
                 results.add(threads.submit(() -> party(rank, ids, setup)));
             }
+            long slept = 0;
             for (Future<long[]> f : results) {
                 long[] wakeWords = f.get(100, TimeUnit.SECONDS);
-                assertEquals(1 + 2 * ROUNDS, wakeWords[0], "the last round released, in every wake segment");
-                assertEquals(0, wakeWords[1], "nobody counted as sleeping");
+                assertEquals((1 + 2 * ROUNDS) * (PARTIES - 1), wakeWords[0],
+                    "every other party's every arrival, in every wake segment");
+                assertEquals(0, wakeWords[1], "nobody marked as sleeping");
+                slept += wakeWords[2];
             }
+            assertTrue(slept > 0, "the late arrivals had the others block in their inboxes");
         } finally {
             threads.shutdownNow();
         }
@@ -62,7 +68,7 @@ class CasBarrierTest {
             CmiMapping wake = c.segAt(wakeSegment, Set.of());
             ids[rank] = wakeSegment.id();
             if (rank == 0) {
-                ids[PARTIES] = c.segGet(4096, Set.of()).id(); // counter at 0, departures at 8, data from 64
+                ids[PARTIES] = c.segGet(4096, Set.of()).id(); // departures at 8, data from 64
             }
             setup.await(30, TimeUnit.SECONDS);
             CmiMapping shared = c.segAt(c.segFromId(ids[PARTIES]), Set.of());
@@ -78,7 +84,7 @@ class CasBarrierTest {
                 shared.putLong(64 + 8L * rank, round);
                 if (round % 50 == rank) {
                     // Arrive long after the others: they stop polling and block in their inboxes.
-                    LockSupport.parkNanos(2 * CasBarrier.POLL_NANOS + ThreadLocalRandom.current().nextLong(1_000_000));
+                    LockSupport.parkNanos(2 * WaitWindow.MAX_NANOS + ThreadLocalRandom.current().nextLong(1_000_000));
                 }
                 barrier.await();
                 for (int q = 0; q < PARTIES; q++) {
@@ -91,7 +97,8 @@ class CasBarrierTest {
             } else {
                 barrier.depart();
             }
-            return new long[] {wake.getLong(CasBarrier.ROUND), wake.getLong(CasBarrier.SLEEPERS)};
+            return new long[] {wake.getLong(CasBarrier.ARRIVALS) & ~CasBarrier.SLEEPING,
+                wake.getLong(CasBarrier.ARRIVALS) & CasBarrier.SLEEPING, barrier.stats.slept()};
         } finally {
             c.fini();
         }

@@ -69,6 +69,24 @@ class JacobiStencilTest {
 
     @Test
     @Timeout(120)
+    void shouldMatchTheSequentialRunAfterUntimedWarmUpIterations() {
+        int n = 64;
+        int iterations = 20;
+        // 7 warm-up iterations: an odd count, so a worker that did not set both grids back
+        // would end on the wrong grid or from a later state.
+        List<String> warm = List.of("-D" + JacobiWorker.WARMUP_PROPERTY + "=7");
+        double[][] expected = JacobiStencil.sequential(n, iterations);
+        for (JacobiProcesses.Layout l : List.of(JacobiProcesses.Layout.TWO_DAEMONS, JacobiProcesses.Layout.TWO_PROCESSES_ONE_NODE)) {
+            JacobiProcesses.Outcome o = JacobiProcesses.run(n, iterations, l, expected, warm);
+            assertEquals(0, o.mismatches(), l + ": cells differing from the sequential run after the warm-up");
+            for (String p : o.phases()) {
+                assertTrue(p.contains("after 7 untimed warm-up iterations"), l + ": " + p);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
     void shouldReportCellsThatDifferFromTheExpectedGrid() {
         int n = 64;
         double[][] oneIterationShort = JacobiStencil.sequential(n, 19);

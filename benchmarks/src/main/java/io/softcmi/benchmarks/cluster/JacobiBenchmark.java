@@ -34,6 +34,9 @@ import java.util.List;
  * thread floor runs with the kernel compiled; the worker and floor processes start cold, like the
  * first sequential run). {@code -Dbench.jacobiFloors=THREADS,TCP_POLLING}
  * runs only the floors named ({@link RawJacobiFloor.Kind}); {@code -Dbench.jacobiFloors=none} none.
+ * {@code -Djacobi.warmup=N} (default 0) runs N untimed iterations of the sequential kernel before
+ * each sequential run and of each worker before its timed iterations (docs/cache.md, "Warm-up");
+ * the floors get none.
  */
 public final class JacobiBenchmark {
     private JacobiBenchmark() {

@@ -5,6 +5,7 @@ import io.softcmi.cmi.CmiContext;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.notify.NotificationInbox;
 import io.softcmi.cmi.notify.Notifications;
+import io.softcmi.cmi.notify.WaitWindow;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -21,9 +22,9 @@ import java.util.function.LongPredicate;
  * bounded time. The word stays the truth: a notification
  * only says "look again", so stale or stolen ones (another waiting thread of the process took it)
  * cost at most one re-check after a short timeout. Because the store lands before the
- * notification, a waiter first polls its own (local) word, for at most 100 µs while polling has
- * been catching posts and the poller keeps its core, for a few spins otherwise ({@link SpinPolicy}),
- * and blocks in the inbox after that.
+ * notification, a waiter first polls its own (local) word, for about twice the process's recent
+ * waits (100 µs to 3 ms) while the poller keeps its core, for a few looks while waits have been
+ * longer ({@link WaitWindow}), and blocks in the inbox after that.
  */
 final class NotifyWaker implements Waker {
     private static final Duration TAKE_TIMEOUT = Duration.ofMillis(5);
@@ -34,7 +35,7 @@ final class NotifyWaker implements Waker {
     private final CmiMapping own;
     private final NotificationInbox inbox;
     private final WaitCheck check;
-    private final SpinPolicy spin = new SpinPolicy();
+    private final WaitWindow window = new WaitWindow();
 
     /**
      * @param ctx the context
@@ -122,21 +123,15 @@ final class NotifyWaker implements Waker {
         if ((i = Waker.find(own, offset, count, done, seen)) >= 0) {
             return value ? seen[0] : i;
         }
-        // The waker's store lands before its notification: a poll catches it without the
-        // wake-up hops, as long as polling pays and the poller keeps its core (SpinPolicy).
-        boolean full = spin.pollFully();
-        long previous = start;
-        for (int look = 0;; look++) {
-            long now = System.nanoTime();
-            if (!SpinPolicy.keepPolling(look, full, start, previous, now)) {
-                break;
-            }
-            previous = now;
+        // The waker's store lands before its notification: a poll of the own (local) word
+        // catches it without the wake-up hops, for about twice the recent waits (WaitWindow).
+        int[] found = new int[1];
+        if (WaitWindow.poll(window.budget(), start, () -> {
             VarHandle.acquireFence();
-            if ((i = Waker.find(own, offset, count, done, seen)) >= 0) {
-                spin.ended(System.nanoTime() - start);
-                return value ? seen[0] : i;
-            }
+            return (found[0] = Waker.find(own, offset, count, done, seen)) >= 0;
+        })) {
+            window.ended(System.nanoTime() - start);
+            return value ? seen[0] : found[0];
         }
         long checked = System.nanoTime();
         while (true) {
@@ -155,7 +150,7 @@ final class NotifyWaker implements Waker {
             }
             VarHandle.acquireFence();
             if ((i = Waker.find(own, offset, count, done, seen)) >= 0) {
-                spin.ended(System.nanoTime() - start);
+                window.ended(System.nanoTime() - start);
                 return value ? seen[0] : i;
             }
             if (System.nanoTime() - checked > CHECK_NS) {
