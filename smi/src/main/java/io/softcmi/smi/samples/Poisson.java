@@ -22,7 +22,7 @@ import java.util.Set;
  * At the end every process writes its rows into the grid region and rank 0 prints a checksum of
  * the whole grid.
  * <pre>
- *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.Poisson [N] [iterations] [--verify] [--phases] [--overlap-halo]
+ *   bin/smirun -np 2 -nodes local:a local:b -- io.softcmi.smi.samples.Poisson [N] [iterations] [--verify] [--phases] [--overlap-halo] [--warmup=W]
  * </pre>
  * With {@code --verify}, rank 0 then runs the same kernel sequentially in one thread and prints
  * its time and whether the grids match bit for bit. {@code --phases}: every rank prints the time
@@ -30,6 +30,9 @@ import java.util.Set;
  * {@code --overlap-halo}: the halo rows are read with {@code SMI_Imemcpy} on the copy thread
  * while the rows that do not need them are computed (slower on a machine with as few cores as
  * ranks plus daemons: the copy thread's wake-ups take the time they hide; see docs/smi.md).
+ * {@code --warmup=W}: every rank first runs {@code W} untimed iterations (halo reads and barriers
+ * included, so its JIT and the daemons it uses are warm), then starts again from the initial grid;
+ * with {@code --verify} the sequential run gets the same {@code W} untimed iterations first.
  */
 public final class Poisson {
     private Poisson() {
@@ -38,7 +41,7 @@ public final class Poisson {
     /**
      * Runs the sample.
      *
-     * @param args {@code [N] [iterations] [--verify] [--phases] [--overlap-halo]} (defaults 256, 100)
+     * @param args {@code [N] [iterations] [--verify] [--phases] [--overlap-halo] [--warmup=W]} (defaults 256, 100, 0)
      */
     public static void main(String[] args) {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 256;
@@ -47,6 +50,11 @@ public final class Poisson {
         boolean verify = options.contains("--verify");
         boolean phases = options.contains("--phases");
         boolean blockingHalo = !options.contains("--overlap-halo");
+        int warmup = options.stream().filter(o -> o.startsWith("--warmup=")).findFirst()
+            .map(o -> Integer.parseInt(o.substring("--warmup=".length()))).orElse(0);
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must not be negative: " + warmup);
+        }
         SampleMain.run(args, smi -> {
             int me = smi.procRank();
             long rowBytes = 8L * n;
@@ -86,7 +94,19 @@ public final class Poisson {
             MemorySegment upRow = MemorySegment.ofArray(new byte[(int) rowBytes]);
             MemorySegment downRow = MemorySegment.ofArray(new byte[(int) rowBytes]);
             Set<MemcpyFlag> noBarrier = Set.of(MemcpyFlag.NOBARRIER);
-            for (int it = 0; it < iters; it++) {
+            // With --warmup=W: W untimed iterations first (the same work, halo and barriers
+            // included, so the JIT and the daemons are warm), then the grid starts again from
+            // zero and the clock starts after one more barrier.
+            for (int it = warmup > 0 ? -warmup : 0; it < iters; it++) {
+                if (it == 0 && warmup > 0) {
+                    for (int i = 0; i < rows + 2; i++) {
+                        java.util.Arrays.fill(cur[i], 0.0);
+                        java.util.Arrays.fill(next[i], 0.0);
+                    }
+                    smi.barrier();
+                    t0 = smi.wtime();
+                    java.util.Arrays.fill(spent, 0);
+                }
                 long parity = (it & 1) * 2 * rowBytes;
                 long a = System.nanoTime();
                 if (rows > 0) {
@@ -162,9 +182,13 @@ public final class Poisson {
                 MemorySegment whole = MemorySegment.ofArray(new byte[(int) (rowBytes * n)]);
                 grid.get(0, whole);
                 MemorySegment.copy(whole, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, all, 0, n * n);
-                System.out.printf("poisson: N=%d iterations=%d processes=%d nodes=%d time=%.3f s checksum=%.12e%n", n, iters,
-                    smi.procSize(), smi.nodeSize(), time, checksum(all));
+                System.out.printf("poisson: N=%d iterations=%d processes=%d nodes=%d time=%.3f s checksum=%.12e%s%n", n, iters,
+                    smi.procSize(), smi.nodeSize(), time, checksum(all),
+                    warmup > 0 ? " (after " + warmup + " untimed warm-up iterations)" : "");
                 if (verify) {
+                    if (warmup > 0) {
+                        sequential(n, warmup); // the same untimed warm-up as the ranks had
+                    }
                     double s0 = smi.wtime();
                     double[] seq = sequential(n, iters);
                     double st = smi.wtime() - s0;

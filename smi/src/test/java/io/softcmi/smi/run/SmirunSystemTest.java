@@ -126,6 +126,9 @@ class SmirunSystemTest {
             a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify"), "(grids identical)"));
             if (np > 1) { // the imemcpy variant of the halo reads
                 a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify", "--overlap-halo"), "(grids identical)"));
+                // After an untimed warm-up the grid starts again: --verify (exit 0) proves it.
+                a.add(Arguments.of("Poisson", np, List.of("128", "20", "--verify", "--warmup=7"),
+                    "(after 7 untimed warm-up iterations)"));
             }
             a.add(Arguments.of("LoopSchedule", np, List.of("400"), "loops: OK"));
             a.add(Arguments.of("Replicate", np, List.of(), "replicate: OK"));
