@@ -19,6 +19,10 @@ import java.util.function.Predicate;
  * event through the segment's callback) and every {@link #REFRESH_PERIOD_MS} it runs an acquire
  * on every cache that holds lines, so even a loop that never calls a barrier sees other nodes'
  * stores within about {@code WRITE_BACK_PERIOD_MS + REFRESH_PERIOD_MS} plus two round trips.
+ * While no line is dirty it does not wake every write-back period: it sleeps until a store
+ * dirties a line (the store wakes it, {@link #dirtied}, and the line is written back one
+ * period later) or until the next acquire or report is due. On a machine whose cores all
+ * compute, each needless wake-up takes a core from a computing thread.
  * Every {@link #REPORT_PERIOD_MS} it also hands the context's figures ({@link #figures()}) to
  * the reporter, if they changed since the last report it took (the node daemon shows them in
  * {@code cmiadm caches}).
@@ -38,8 +42,12 @@ public final class ContextCache implements AutoCloseable {
     /** Whether {@link #add} starts the background thread (tests drive a cache without it). */
     private final boolean withBackground;
     private final Object reportLock = new Object();
-    private Thread background;
+    private volatile Thread background;
     private volatile boolean closed;
+    /** Whether the background thread sleeps until a store dirties a line ({@link #dirtied}). */
+    private volatile boolean idle;
+    /** Times a store woke the idle background thread (tests). */
+    private final java.util.concurrent.atomic.AtomicLong storeWakeUps = new java.util.concurrent.atomic.AtomicLong();
     /** Takes a report and says whether it went out; null when nobody listens. */
     private volatile Predicate<ControlMessage.CacheReport> reporter;
     /** The last report the reporter took. Guarded by {@link #reportLock}. */
@@ -132,6 +140,7 @@ public final class ContextCache implements AutoCloseable {
 
     /** Registers a new segment cache; starts the background thread with the first. */
     public synchronized void add(SegmentCache c) {
+        c.onFirstDirty(this::dirtied);
         caches.add(c);
         if (background == null && !closed && withBackground) {
             background = Thread.ofPlatform().daemon().name("softcmi-cache-" + name).start(this::run);
@@ -247,11 +256,78 @@ public final class ContextCache implements AutoCloseable {
         }
     }
 
+    /**
+     * A cache's first line turned dirty: wakes the background thread if it sleeps until then.
+     * The count of dirty lines is written (volatile) before this reads {@link #idle}, and the
+     * background thread writes {@code idle} before it reads the counts, so one of the two sees
+     * the other.
+     */
+    private void dirtied() {
+        if (idle) {
+            Thread t = background;
+            if (t != null) {
+                storeWakeUps.incrementAndGet();
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    /** @return whether the background thread sleeps until a store (tests) */
+    boolean idle() {
+        return idle;
+    }
+
+    /** @return times a store woke the sleeping background thread (tests) */
+    long storeWakeUps() {
+        return storeWakeUps.get();
+    }
+
+    /**
+     * While no cache holds a dirty line: sleeps until a store dirties one ({@link #dirtied}) or
+     * until {@code due}.
+     *
+     * @param due {@link System#nanoTime()} at which the next acquire or report is due
+     * @return true if nothing was dirty throughout and {@code due} has come (the caller goes
+     *     straight to its acquire); false if a line is dirty (the caller waits one write-back
+     *     period first, as for any dirty line)
+     */
+    private boolean sleepWhileClean(long due) {
+        idle = true;
+        try {
+            if (anyDirty()) {
+                return false;
+            }
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+            }
+            return !anyDirty() && System.nanoTime() - due >= 0;
+        } finally {
+            idle = false;
+        }
+    }
+
+    private boolean anyDirty() {
+        for (SegmentCache c : caches) {
+            if (c.dirtyLines() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void run() {
         long lastRefresh = System.nanoTime();
         long lastReportAt = System.nanoTime();
         while (!closed) {
-            LockSupport.parkNanos(WRITE_BACK_PERIOD_MS * 1_000_000);
+            long due = Math.min(lastRefresh + REFRESH_PERIOD_MS * 1_000_000, lastReportAt + REPORT_PERIOD_MS * 1_000_000);
+            boolean cleanUntilDue = sleepWhileClean(due);
+            if (closed) {
+                break;
+            }
+            if (!cleanUntilDue) {
+                LockSupport.parkNanos(WRITE_BACK_PERIOD_MS * 1_000_000);
+            }
             for (SegmentCache c : caches) {
                 try {
                     List<SegmentCache.Flight> f = c.startReleaseAll();

@@ -58,6 +58,8 @@ public final class SegmentCache {
     final LineTransport transport;
     final CacheStats stats;
     private final Consumer<long[]> lostStores;
+    /** Told when the first line turns dirty (no dirty line before); see {@link #onFirstDirty}. */
+    private volatile Runnable firstDirty = () -> { };
     final Line[] lines;
     final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
@@ -164,6 +166,16 @@ public final class SegmentCache {
     /** @return bytes held: resident lines and the write masks of dirty ones */
     public long memoryBytes() {
         return (long) residentLines * lineSize + (long) dirtyLines * (lineSize / 8);
+    }
+
+    /**
+     * Sets who is told when this cache goes from no dirty line to one (the context's background
+     * writer, which sleeps while nothing is dirty). Called under the cache's lock: it must not block.
+     *
+     * @param hook the callback
+     */
+    void onFirstDirty(Runnable hook) {
+        firstDirty = hook;
     }
 
     /** @return dirty lines now */
@@ -340,6 +352,9 @@ public final class SegmentCache {
             l.stored = WriteMask.of(lineSize);
             dirty.set((int) idx);
             dirtyLines = ++dirtyCount;
+            if (dirtyCount == 1) {
+                firstDirty.run(); // after the volatile count: see ContextCache#dirtied
+            }
         }
         WriteMask.set(l.stored, at, n);
         if (trackThread) {

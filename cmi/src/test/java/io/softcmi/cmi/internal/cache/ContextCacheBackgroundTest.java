@@ -1,0 +1,72 @@
+package io.softcmi.cmi.internal.cache;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The context's background writer sleeps while no line is dirty, and a store that dirties the
+ * first line wakes it, so the store still reaches the home without a barrier (docs/cache.md,
+ * "Background write-back").
+ */
+@Timeout(60)
+class ContextCacheBackgroundTest {
+    private static final int LINE = 512;
+
+    @Test
+    void shouldSleepWhileCleanAndBeWokenByTheFirstStoreWhichItWritesBack() {
+        FakeHome home = new FakeHome(8 * LINE);
+        ContextCache ctx = new ContextCache("background-test");
+        try {
+            SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ctx.cacheId()),
+                ctx.stats(), offsets -> { });
+            ctx.add(c);
+            long before = ctx.storeWakeUps();
+            for (int round = 1; round <= 5; round++) {
+                assertTrue(within(() -> c.dirtyLines() == 0 && ctx.idle()),
+                    "with nothing dirty the background thread sleeps until a store");
+                long value = 0x1122334455667700L + round;
+                c.store(3 * LINE, 8, value, false); // no barrier follows
+                assertTrue(within(() -> homeLong(home, 3 * LINE) == value),
+                    "the background writer wrote the store back without a barrier");
+            }
+            // Each round's store found the writer asleep, except one that came during its pass
+            // for a due acquire (microseconds every 10 ms): nearly every round woke it.
+            assertTrue(ctx.storeWakeUps() - before >= 4, "stores woke the sleeping writer: " + (ctx.storeWakeUps() - before));
+            assertTrue(within(() -> c.dirtyLines() == 0 && ctx.idle()), "clean again, it sleeps again");
+
+            long wakeUps = ctx.storeWakeUps();
+            c.store(3 * LINE + 8, 8, 7, false);
+            c.store(3 * LINE + 16, 8, 8, false); // the line is dirty already: no second wake-up
+            assertTrue(ctx.storeWakeUps() - wakeUps <= 1, "at most one wake-up per clean-to-dirty change, not per store");
+            assertTrue(within(() -> homeLong(home, 3 * LINE + 16) == 8), "both stores written back");
+        } finally {
+            ctx.close();
+        }
+    }
+
+    private static long homeLong(FakeHome home, int offset) {
+        VarHandle.fullFence(); // the background thread wrote the home's bytes
+        synchronized (home) {
+            return ByteBuffer.wrap(home.memory).order(ByteOrder.nativeOrder()).getLong(offset);
+        }
+    }
+
+    /** Polls {@code condition} for at most 10 s. */
+    private static boolean within(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() - deadline < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return condition.getAsBoolean();
+    }
+}
