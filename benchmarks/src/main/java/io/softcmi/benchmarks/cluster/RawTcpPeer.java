@@ -14,12 +14,17 @@ import java.nio.channels.SocketChannel;
  * <pre>
  * RawTcpPeer echo REQUEST_BYTES REPLY_BYTES   answers each request of REQUEST_BYTES with REPLY_BYTES
  * RawTcpPeer sink CHUNK_BYTES                 reads chunks (blocking), answers one byte after each
+ * RawTcpPeer bidir CHUNK_BYTES ITERATIONS     accepts two connections: on the first it is a sink of
+ *                                             ITERATIONS chunks; on the second, after one "go" byte,
+ *                                             it sends ITERATIONS chunks, each waiting for a 1-byte
+ *                                             ack, at the same time; then writes its bytes received
+ *                                             and sent (two longs) on the second ({@link RawBidirStream})
  * RawTcpPeer server REQUEST_BYTES REPLY_BYTES the classic blocking thread-per-connection echo server:
  *                                             serves any number of connections until killed
  * RawTcpPeer pollserver REQUEST_BYTES REPLY_BYTES  the same, each connection's thread polling
  * </pre>
- * Prints "PORT n" when listening on 127.0.0.1; {@code echo} and {@code sink} serve one
- * connection and exit.
+ * Prints "PORT n" when listening on 127.0.0.1; {@code echo}, {@code sink} and {@code bidir}
+ * serve one client and exit.
  */
 public final class RawTcpPeer {
     private RawTcpPeer() {
@@ -44,6 +49,10 @@ public final class RawTcpPeer {
                     SocketChannel ch = server.accept();
                     Thread.ofPlatform().daemon().start(() -> serveOne(ch, poll, request, reply));
                 }
+            }
+            if (args[0].equals("bidir")) {
+                RawBidirStream.peer(server, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+                return;
             }
             try (SocketChannel ch = server.accept()) {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);

@@ -1,5 +1,6 @@
 package io.softcmi.benchmarks.cluster;
 
+import io.softcmi.vmmc.samples.BidirBandwidth;
 import io.softcmi.vmmc.samples.Latency;
 import io.softcmi.vmmc.samples.OnewayBandwidth;
 import java.io.BufferedReader;
@@ -31,7 +32,11 @@ import java.util.concurrent.TimeUnit;
  * the same ring code beside them; a ring stops after {@code -Dbench.relaySeconds}, default 10 s,
  * of timed round trips, and the row says how many it timed); and the {@code OnewayBandwidth} sample
  * from 4 B to 4 MiB against a raw TCP stream of the same chunk sizes (one 1-byte ack per chunk,
- * and VMMC's one notification ack per size, are both counted).
+ * and VMMC's one notification ack per size, are both counted); the {@code BidirBandwidth} sample
+ * (both nodes send to each other at once) from 4 B to 4 MiB against the raw bidirectional stream
+ * of the same shape ({@link RawBidirStream}); then the large sizes (1, 2, 4 MiB) again in
+ * {@code -Dbench.rounds} rounds (default 5; 0 skips them), raw and VMMC alternately in each round,
+ * one-way and bidirectional, with each round's figures, the medians and the ratio of the medians.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
@@ -40,7 +45,9 @@ import java.util.concurrent.TimeUnit;
  *
  * Each bandwidth size, VMMC and raw alike, sends at least {@code BW_ITERATIONS} messages and
  * keeps sending for at least {@code SECONDS_PER_SIZE} (default 1; the sample's
- * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise. The
+ * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise. Each
+ * bidirectional size sends exactly {@code -Dbench.bidirIterations} messages each way (default
+ * 200; the sample has no timed mode), raw and VMMC alike. The
  * benchmark's own {@code vmmc.*} system properties (such as {@code -Dvmmc.sendWindow=0}) are
  * passed on to the samples it starts.
  */
@@ -59,6 +66,8 @@ public final class VmmcBenchmark {
         int ops = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
         int bwIters = args.length > 1 ? Integer.parseInt(args[1]) : 50;
         double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 1.0;
+        int rounds = Integer.getInteger("bench.rounds", 5);
+        int bidirIters = Integer.getInteger("bench.bidirIterations", 200);
         Path dir = Files.createTempDirectory("softcmi-vmmc-bench-");
         List<Process> children = new ArrayList<>();
         try {
@@ -104,17 +113,31 @@ public final class VmmcBenchmark {
                 bwIters, seconds));
             out.append(String.format(Locale.ROOT, "%12s %14s %10s %14s %10s %8s%n", "bytes", "VMMC MB/s", "messages",
                 "raw TCP MB/s", "messages", "ratio"));
-            String[] lines = bw.split("\n");
-            for (int i = 0; i < lines.length; i++) {
-                String[] f = lines[i].trim().split("\\s+");
-                if (f.length == 3 && f[0].matches("\\d+")) {
-                    int bytes = Integer.parseInt(f[1]);
-                    double v = Double.parseDouble(f[2]);
-                    String vCount = i + 1 < lines.length ? lines[i + 1].replaceAll("(?s)^\\s*\\((\\d+) messages.*", "$1") : "?";
-                    double[] r = rawStream(bytes, bwIters, seconds, children);
-                    out.append(String.format(Locale.ROOT, "%12d %14.2f %10s %14.2f %10d %8.2f%n", bytes, v,
-                        vCount.matches("\\d+") ? vCount : "?", r[0], (long) r[1], v / r[0]));
-                }
+            for (Map.Entry<Integer, VmmcBandwidth.Point> e : VmmcBandwidth.parse(bw).entrySet()) {
+                int bytes = e.getKey();
+                double v = e.getValue().mbPerSecond();
+                long vCount = e.getValue().messages();
+                double[] r = rawStream(bytes, bwIters, seconds, children);
+                out.append(String.format(Locale.ROOT, "%12d %14.2f %10s %14.2f %10d %8.2f%n", bytes, v,
+                    vCount >= 0 ? Long.toString(vCount) : "?", r[0], (long) r[1], v / r[0]));
+            }
+            System.out.print(out);
+            out.setLength(0);
+
+            String bidir = runToEnd(env, BidirBandwidth.class.getName(), Integer.toString(bidirIters), "1",
+                Integer.toString(1 << 20));
+            out.append(String.format(Locale.ROOT, "%nbidirectional bandwidth, %d messages each way per size, both"
+                + " directions counted%n", bidirIters));
+            out.append(String.format(Locale.ROOT, "%12s %14s %14s %8s%n", "bytes", "VMMC MB/s", "raw TCP MB/s", "ratio"));
+            for (Map.Entry<Integer, VmmcBandwidth.Point> e : VmmcBandwidth.parse(bidir).entrySet()) {
+                double v = e.getValue().mbPerSecond();
+                double r = RawBidirStream.run(e.getKey(), bidirIters, children).mbPerSecond();
+                out.append(String.format(Locale.ROOT, "%12d %14.2f %14.2f %8.2f%n", e.getKey(), v, r, v / r));
+            }
+            System.out.print(out);
+            out.setLength(0);
+            if (rounds > 0) {
+                rounds(out, env, rounds, bwIters, bidirIters, seconds, children);
             }
             System.out.println(out);
         } finally {
@@ -128,6 +151,50 @@ public final class VmmcBenchmark {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
         }
+    }
+
+    /** The large sizes measured in rounds, in 4-byte words: 1, 2 and 4 MiB. */
+    private static final long[] ROUND_WORDS = {1 << 18, 1 << 19, 1 << 20};
+
+    /**
+     * The large sizes again, {@code rounds} times, each round raw one-way, VMMC one-way, raw
+     * bidirectional, VMMC bidirectional, so that the raw and VMMC figures of a size come from the
+     * same minutes; each sample run covers the three sizes once (its JVM and peer start before its
+     * timed part). Each sample run starts at 256 KiB, two sizes below the first one kept: a
+     * fresh sample JVM timed its first size before the JIT had compiled the send path (1 MiB came
+     * out at half the sweep's figure when it was the first size).
+     */
+    private static void rounds(StringBuilder out, Map<String, String> env, int rounds, int bwIters, int bidirIters,
+        double seconds, List<Process> children) throws Exception {
+        List<Integer> sizes = new ArrayList<>();
+        for (long w : ROUND_WORDS) {
+            sizes.add((int) (w * 4));
+        }
+        double[][][] f = new double[4][sizes.size()][rounds]; // raw 1-way, VMMC 1-way, raw bidir, VMMC bidir
+        String first = Long.toString(ROUND_WORDS[0] / 4); // warm-up sizes, not kept
+        String last = Long.toString(ROUND_WORDS[ROUND_WORDS.length - 1]);
+        for (int r = 0; r < rounds; r++) {
+            for (int s = 0; s < sizes.size(); s++) {
+                f[0][s][r] = rawStream(sizes.get(s), bwIters, seconds, children)[0];
+            }
+            Map<Integer, VmmcBandwidth.Point> one = VmmcBandwidth.parse(runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds,
+                OnewayBandwidth.class.getName(), Integer.toString(bwIters), first, last));
+            for (int s = 0; s < sizes.size(); s++) {
+                f[2][s][r] = RawBidirStream.run(sizes.get(s), bidirIters, children).mbPerSecond();
+            }
+            Map<Integer, VmmcBandwidth.Point> two = VmmcBandwidth.parse(runToEnd(env, BidirBandwidth.class.getName(),
+                Integer.toString(bidirIters), first, last));
+            for (int s = 0; s < sizes.size(); s++) {
+                f[1][s][r] = one.get(sizes.get(s)).mbPerSecond();
+                f[3][s][r] = two.get(sizes.get(s)).mbPerSecond();
+            }
+        }
+        VmmcBandwidth.printRounds(out, String.format(Locale.ROOT, "one-way, %d rounds (raw stream, then VMMC, in each"
+            + " round), at least %d messages and %.1f s per size", rounds, bwIters, seconds), sizes, f[0], f[1]);
+        VmmcBandwidth.printRounds(out, String.format(Locale.ROOT, "bidirectional, %d rounds (raw, then VMMC, in each"
+            + " round), %d messages each way per size", rounds, bidirIters), sizes, f[2], f[3]);
+        System.out.println(out);
+        out.setLength(0);
     }
 
     /** A raw baseline's p50 and p99, and VMMC's p50 as a multiple of its p50. */
