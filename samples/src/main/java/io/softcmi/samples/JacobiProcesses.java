@@ -3,9 +3,6 @@ package io.softcmi.samples;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.DoubleBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -149,28 +146,9 @@ public final class JacobiProcesses {
                 counters.add(field(out, "CACHE ", w));
                 phases.add(field(out, "PHASES ", w));
             }
-            long mismatches = 0;
-            double maxDiff = 0;
-            for (int r = 0; r < layout.workers(); r++) {
-                int first = JacobiWorker.first(r, layout.workers(), n);
-                int last = JacobiWorker.first(r + 1, layout.workers(), n);
-                DoubleBuffer band = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("result-" + r + ".bin")))
-                    .order(ByteOrder.nativeOrder()).asDoubleBuffer();
-                if (band.remaining() != (long) (last - first) * n) {
-                    throw new IllegalStateException("worker " + r + " wrote " + band.remaining() + " cells, not "
-                        + (long) (last - first) * n);
-                }
-                for (int i = first; i < last; i++) {
-                    for (int j = 0; j < n; j++) {
-                        double v = band.get();
-                        if (Double.doubleToRawLongBits(v) != Double.doubleToRawLongBits(expected[i][j])) {
-                            mismatches++;
-                            maxDiff = Math.max(maxDiff, Math.abs(v - expected[i][j]));
-                        }
-                    }
-                }
-            }
-            return new Outcome(layout, seconds, mismatches, maxDiff, List.copyOf(counters), List.copyOf(phases));
+            JacobiBands.Comparison result = JacobiBands.compareFiles(dir, layout.workers(), n, expected);
+            return new Outcome(layout, seconds, result.mismatches(), result.maxDiff(), List.copyOf(counters),
+                List.copyOf(phases));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

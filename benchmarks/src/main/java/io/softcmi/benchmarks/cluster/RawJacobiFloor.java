@@ -1,11 +1,9 @@
 package io.softcmi.benchmarks.cluster;
 
+import io.softcmi.samples.JacobiBands;
 import io.softcmi.samples.JacobiStencil;
 import io.softcmi.samples.JacobiWorker;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.DoubleBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -166,7 +164,7 @@ public final class RawJacobiFloor {
         long mismatches = 0;
         for (int r = 0; r < WORKERS; r++) {
             for (int i = JacobiWorker.first(r, WORKERS, n); i < JacobiWorker.first(r + 1, WORKERS, n); i++) {
-                mismatches += mismatches(grid[i], expected[i]);
+                mismatches += JacobiBands.compareRow(grid[i], expected[i]).mismatches();
             }
         }
         return new Outcome(Kind.THREADS, seconds, mismatches, cpu);
@@ -191,21 +189,7 @@ public final class RawJacobiFloor {
                 seconds = Math.max(seconds, Double.parseDouble(awaitLine(p, dir, r, "TIME ").substring(5).trim()));
                 cpu[r] = Double.parseDouble(awaitLine(p, dir, r, "CPU ").substring(4).trim());
             }
-            long mismatches = 0;
-            for (int r = 0; r < WORKERS; r++) {
-                int first = JacobiWorker.first(r, WORKERS, n);
-                int last = JacobiWorker.first(r + 1, WORKERS, n);
-                DoubleBuffer band = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("result-" + r + ".bin")))
-                    .order(ByteOrder.nativeOrder()).asDoubleBuffer();
-                if (band.remaining() != (long) (last - first) * n) {
-                    throw new IOException("floor process " + r + " wrote " + band.remaining() + " cells");
-                }
-                double[] row = new double[n];
-                for (int i = first; i < last; i++) {
-                    band.get(row);
-                    mismatches += mismatches(row, expected[i]);
-                }
-            }
+            long mismatches = JacobiBands.compareFiles(dir, WORKERS, n, expected).mismatches();
             return new Outcome(poll ? Kind.TCP_POLLING : Kind.TCP_BLOCKING, seconds, mismatches, cpu);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -225,16 +209,6 @@ public final class RawJacobiFloor {
                 files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
             }
         }
-    }
-
-    private static long mismatches(double[] row, double[] expected) {
-        long m = 0;
-        for (int j = 0; j < row.length; j++) {
-            if (Double.doubleToRawLongBits(row[j]) != Double.doubleToRawLongBits(expected[j])) {
-                m++;
-            }
-        }
-        return m;
     }
 
     /** Starts a {@link RawJacobiPeer}, its output and errors going to files in {@code dir}. */
