@@ -126,10 +126,26 @@ public final class PollBudget {
      */
     public static boolean stillScheduled(long previous, long now) {
         if (now - previous > PREEMPTED_NANOS) {
-            contendedUntil = now + BACKOFF_NANOS;
+            backOff(now);
             return false;
         }
         return true;
+    }
+
+    /**
+     * Starts the JVM's back-off: nobody in this JVM polls for the next {@link #BACKOFF_NANOS}.
+     * For poll loops that judge their own gaps ({@link #stillScheduled} for the usual one; a
+     * loop that yields between looks allows a longer gap, {@code WaitWindow}).
+     *
+     * @param now {@link System#nanoTime()} now
+     */
+    public static void backOff(long now) {
+        contendedUntil = now + BACKOFF_NANOS;
+    }
+
+    /** Ends a back-off at once (tests that provoke one). */
+    public static void endBackOff() {
+        contendedUntil = System.nanoTime() - 1;
     }
 
     /**

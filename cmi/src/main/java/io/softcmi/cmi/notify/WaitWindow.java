@@ -27,7 +27,9 @@ import io.softcmi.cmi.internal.PollBudget;
  *       word, or a JIT thread, gets the core at once); a gap of {@link #PREEMPTED_NANOS} between
  *       two spinning looks, or of {@link #YIELD_GAP_NANOS} across a yield (the core went to
  *       other work for a whole time slice: every core is busy), ends the poll, and nobody in the
- *       JVM polls past the short look for {@link #BACKOFF_NANOS}.</li>
+ *       JVM polls past the short look for {@code PollBudget.BACKOFF_NANOS}: the JVM's one
+ *       back-off, which the data and control paths' pollers heed as well, and which their
+ *       preemption tests start too.</li>
  * </ul>
  * Not thread-safe: one instance per waiting thread or role (races only cost a guess).
  */
@@ -44,9 +46,6 @@ public final class WaitWindow {
     public static final long PREEMPTED_NANOS = PollBudget.PREEMPTED_NANOS;
     /** A gap this long across a yield means another thread had the core for a time slice. */
     public static final long YIELD_GAP_NANOS = 500_000;
-    /** After a poll that ended by a gap, no wait of this JVM polls past its short look for this long. */
-    public static final long BACKOFF_NANOS = 20_000_000;
-    private static volatile long backOffUntil = System.nanoTime() - 1;
     /** Moving average of the measured waits; starts at 0 (poll {@link #MIN_NANOS}). */
     private long typical;
 
@@ -138,7 +137,7 @@ public final class WaitWindow {
         }
         long gap = now - previous;
         if (gap >= (look <= SPINS ? PREEMPTED_NANOS : YIELD_GAP_NANOS)) {
-            backOffUntil = now + BACKOFF_NANOS;
+            PollBudget.backOff(now);
             return false;
         }
         return true;
@@ -146,11 +145,11 @@ public final class WaitWindow {
 
     /** Ends a back-off (for tests). */
     static void endBackOff() {
-        backOffUntil = System.nanoTime() - 1;
+        PollBudget.endBackOff();
     }
 
     /** @return whether a poll of this JVM was descheduled lately (polls are short meanwhile) */
     static boolean backingOff() {
-        return System.nanoTime() - backOffUntil < 0;
+        return PollBudget.contended();
     }
 }

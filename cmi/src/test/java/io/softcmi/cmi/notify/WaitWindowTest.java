@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.softcmi.cmi.internal.PollBudget;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,6 +65,14 @@ class WaitWindowTest {
             "descheduled between two spinning looks");
         assertTrue(WaitWindow.backingOff());
         assertEquals(0, new WaitWindow().budget(), "nobody polls past the short look during the back-off");
+        assertTrue(PollBudget.contended(), "it is the JVM's one back-off: the data and control paths stop polling too");
+    }
+
+    @Test
+    void shouldBackOffWhenADataPathPollerWasDescheduled() {
+        long t = System.nanoTime() + 10_000_000_000L;
+        assertFalse(PollBudget.stillScheduled(t, t + PollBudget.PREEMPTED_NANOS + 1));
+        assertEquals(0, new WaitWindow().budget(), "a preempted poller anywhere in the JVM shortens these waits too");
     }
 
     @Test
