@@ -49,10 +49,12 @@ import java.util.concurrent.TimeUnit;
  *       after 1,000 untimed ones), with the CPU time of the thread in {@code wmb} and of the raw
  *       stream's sender per MiB;</li>
  * </ul>
- * and prints the process's cache counters. Last, the re-read again with each loop in a method of its
+ * and prints the process's cache counters. Then the re-read again with each loop in a method of its
  * own (compiled whole, where the first figures come from loops OSR-compiled inside one large
  * method), beside the same loop over the home's own attach of the segment (a local
- * {@code CmiMapping}, whose every {@code getLong} makes its checks too). The line size is
+ * {@code CmiMapping}, whose every {@code getLong} makes its checks too), and last {@code rmb}
+ * followed by compute and a hit on a second, 64 KiB segment that nobody writes
+ * ({@link #acquireThenHit}). The line size is
  * {@code -Dsoftcmi.cache.lineSize}.
  * The background write-back is off unless {@code -Dsoftcmi.cache.writeBackMs} is given, so that
  * the timed {@code wmb} writes the whole dirty megabyte.
@@ -123,14 +125,21 @@ public final class CacheBenchmark {
                 homeAttach[0] = a.segAt(s, Set.of());
                 RemoteSegmentHandle h = a.segExp(s, Set.of());
                 CmiToken t = a.tokNew(s, b.nodeAddress(), EnumSet.allOf(Access.class));
-                return new byte[][] {h.toBytes(), t.toBytes()};
+                // A segment nobody writes (no attach at the home): an acquire drops none of its lines.
+                CmiSegment quiet = a.segGet(64 * 1024, Set.of());
+                RemoteSegmentHandle qh = a.segExp(quiet, Set.of());
+                CmiToken qt = a.tokNew(quiet, b.nodeAddress(), EnumSet.allOf(Access.class));
+                return new byte[][] {h.toBytes(), t.toBytes(), qh.toBytes(), qt.toBytes()};
             }).get();
             String report = remote.submit(() -> {
                 CmiSegment p = b.segImp(RemoteSegmentHandle.fromBytes(handles[0]));
                 b.segSetToken(p, CmiToken.fromBytes(handles[1]));
                 b.enable(true);
                 CmiMapping m = b.segAt(p, Set.of());
-                return measure(b, m, line, misses, children);
+                CmiSegment q = b.segImp(RemoteSegmentHandle.fromBytes(handles[2]));
+                b.segSetToken(q, CmiToken.fromBytes(handles[3]));
+                CmiMapping quiet = b.segAt(q, Set.of()); // nothing cached until the last part: no ACQUIRE for it before
+                return measure(b, m, line, misses, children) + acquireThenHit(b, quiet, misses);
             }).get();
             System.out.println(report);
             double localMapping = home.submit(() -> {
@@ -297,6 +306,47 @@ public final class CacheBenchmark {
             OWN_METHOD_ROUNDS));
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
+    }
+
+    /** Compute between the {@code rmb} and the hit in {@link #acquireThenHit}, ns. */
+    private static final long[] COMPUTE_NS = {0, 20_000};
+
+    /**
+     * {@code rmb}, then some compute (a spin on the clock), then a load that hits a line of a
+     * segment nobody writes (the acquire drops nothing): the hit settles the acquire. Where
+     * {@code rmb} writes the {@code ACQUIRE}, its round trip overlaps the compute; where the
+     * {@code ACQUIRE} is only queued until the next access (docs/cache.md "Acquire points"), the
+     * hit writes it and waits a whole round trip. Time from the {@code rmb} to the hit's value,
+     * and of the hit alone.
+     */
+    private static String acquireThenHit(CmiContext ctx, CmiMapping quiet, int rounds) {
+        StringBuilder out = new StringBuilder();
+        long sum = quiet.getLong(0); // the one line cached: rmb acquires it from here on
+        for (long compute : COMPUTE_NS) {
+            int warm = rounds;
+            long[] total = new long[rounds];
+            long[] hit = new long[rounds];
+            for (int i = 0; i < warm + rounds; i++) {
+                long r = System.nanoTime();
+                ctx.rmb();
+                while (System.nanoTime() - r < compute) {
+                    Thread.onSpinWait();
+                }
+                long h = System.nanoTime();
+                sum += quiet.getLong(8);
+                long e = System.nanoTime();
+                if (i >= warm) {
+                    total[i - warm] = e - r;
+                    hit[i - warm] = e - h;
+                }
+            }
+            Arrays.sort(total);
+            Arrays.sort(hit);
+            out.append(String.format(Locale.ROOT, "rmb, %d us of compute, a hit (line nobody writes; %d after %d untimed):"
+                + " rmb to value p50 %.1f us, the hit alone p50 %.1f us%n", compute / 1000, rounds, warm,
+                ChildProcesses.pct(total, 50) / 1e3, ChildProcesses.pct(hit, 50) / 1e3));
+        }
+        return out.append("(checksum ").append(sum).append(")\n").toString();
     }
 
     /**

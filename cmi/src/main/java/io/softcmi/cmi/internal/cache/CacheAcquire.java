@@ -21,12 +21,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code g} marks stale only the fills in flight of an older generation, and drops only the
  * lines filled before it.
  *
- * <p><b>Deferred acquires</b> ({@code rmb}, {@link #defer}): the {@code ACQUIRE} is sent and
- * left pending; {@link SegmentCache#acquirePending} is set until its reply has been applied.
- * Every access to the cache settles it first (a load that hits, through the table or a
- * {@link LineHint}, a store, a bulk copy, a token change, a detach, another acquire). A load that
- * misses sends its {@code FILL} before it waits, so the fill travels right behind the
- * {@code ACQUIRE} and {@code rmb} plus a miss cost one round trip instead of two.
+ * <p><b>Deferred acquires</b> ({@code rmb}, {@link #defer}): the {@code ACQUIRE} is queued on
+ * the route ({@link LineTransport#acquireLater}), not written, and left pending;
+ * {@link SegmentCache#acquirePending} is set until its reply has been applied. Every access to
+ * the cache settles it first (a load that hits, through the table or a {@link LineHint}, a
+ * store, a bulk copy, a token change, a detach, another acquire): awaiting the reply writes the
+ * queued {@code ACQUIRE} alone if nothing carried it yet. A load that misses sends its
+ * {@code FILL} before it waits, and that write carries the queued {@code ACQUIRE} in front of
+ * it: {@code rmb} plus a miss cost one write and one round trip. The queued {@code ACQUIRE}
+ * takes its generation when it is queued, under the cache's lock, and every request started on
+ * the route after it is written behind it, so the generation rule holds as for a sent one.
  */
 final class CacheAcquire {
     private final SegmentCache c;
@@ -43,6 +47,16 @@ final class CacheAcquire {
 
     /** Starts an acquire, after settling a deferred one. @return the flight, or null if nothing is cached */
     AcquireFlight start() {
+        return start(false);
+    }
+
+    /**
+     * Starts an acquire, after settling a deferred one.
+     *
+     * @param later queue the {@code ACQUIRE} ({@link LineTransport#acquireLater}) instead of sending it
+     * @return the flight, or null if nothing is cached
+     */
+    private AcquireFlight start(boolean later) {
         settle();
         c.lock.lock();
         try {
@@ -54,18 +68,23 @@ final class CacheAcquire {
                 return null;
             }
             byte[] ranges = new byte[DataProtocol.MAX_ACQUIRE_RANGES * 16];
-            // Sent under the lock: every fill stamped g or later goes out behind it.
-            return new AcquireFlight(c.transport.acquire(Math.max(0, c.epoch), ranges), ranges, g);
+            // Sent (or queued) under the lock: every fill stamped g or later goes out behind it.
+            long since = Math.max(0, c.epoch);
+            return new AcquireFlight(later ? c.transport.acquireLater(since, ranges) : c.transport.acquire(since, ranges),
+                ranges, g);
         } finally {
             c.lock.unlock();
         }
     }
 
-    /** {@code rmb}: starts an acquire and leaves its reply to the next access ({@link #settle}). */
+    /**
+     * {@code rmb}: queues an acquire and leaves its sending and its reply to the next access
+     * ({@link #settle}, {@link #settleBefore}).
+     */
     void defer() {
         settleLock.lock();
         try {
-            AcquireFlight f = start();
+            AcquireFlight f = start(true);
             if (f != null) {
                 deferred = f;
                 c.acquirePending = true;
@@ -101,7 +120,8 @@ final class CacheAcquire {
 
     /**
      * {@link #settle} for a load of line {@code idx}: if the line is absent, its fill is sent
-     * first, behind the pending {@code ACQUIRE}, and the two round trips overlap.
+     * first, in the same write as the queued {@code ACQUIRE} and behind it, and the two share
+     * one round trip.
      */
     void settleBefore(long idx) {
         if (SegmentCache.SLOT.getAcquire(c.lines, (int) idx) == null) {
