@@ -124,6 +124,33 @@ class DeferredAcquireTest {
     }
 
     @Test
+    void shouldWriteTheNextAcquireAtOnceAfterOneSettledByAHitAndQueueItAgainAfterOneSettledByAMiss() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cachedThenWrittenAtHome(home);
+        int before = home.writes().size();
+        c.deferAcquire(); // the first is queued
+        assertEquals(before, home.writes().size());
+        assertEquals(0, c.load(3 * LINE, 1)); // a miss settles it: the next is queued too
+        c.deferAcquire();
+        assertEquals(before + 1, home.writes().size(), "queued after a miss settled the last one");
+        assertEquals(0, c.load(3 * LINE, 1)); // a hit settles it (written alone)
+        assertEquals(List.of("ACQUIRE FILL", "ACQUIRE"), home.writes().subList(before, home.writes().size()));
+        c.deferAcquire();
+        assertEquals(List.of("ACQUIRE FILL", "ACQUIRE", "ACQUIRE"), home.writes().subList(before, home.writes().size()),
+            "after a hit settled the last one, rmb writes its ACQUIRE at once (its round trip overlaps what follows)");
+        assertEquals(0, c.load(3 * LINE, 1)); // a hit: the reply is only awaited
+        assertEquals(2, c.load(10, 1)); // line 0 was dropped by the first acquire: a miss
+        c.deferAcquire(); // the last one was settled by a hit: written at once
+        home.localWrite(2 * LINE, (byte) 4);
+        assertEquals(4, c.load(2 * LINE, 1)); // settled by a miss (its FILL written alone)
+        int settledByMiss = home.writes().size();
+        c.deferAcquire();
+        assertEquals(settledByMiss, home.writes().size(), "after a miss settled the last one, rmb queues again");
+        assertEquals(List.of("ACQUIRE FILL", "ACQUIRE", "ACQUIRE", "FILL", "ACQUIRE", "FILL"),
+            home.writes().subList(before, home.writes().size()));
+    }
+
+    @Test
     void shouldNotServeAHintWhileAnAcquireIsPending() {
         FakeHome home = new FakeHome(4 * LINE);
         home.memory[10] = 1;
@@ -151,11 +178,10 @@ class DeferredAcquireTest {
         home.localWrite(0, (byte) 3);
         int before = home.writes().size();
         c.deferAcquire();
-        c.deferAcquire(); // settles the first (writes it, which drops line 0), then queues the second
-        assertEquals(1, home.acquires);
-        assertEquals(3, c.load(0, 1)); // a miss: carries the second
+        c.deferAcquire(); // settles the first (writes it, which drops line 0), then writes the second (no miss settled the first)
         assertEquals(2, home.acquires);
+        assertEquals(3, c.load(0, 1));
         assertEquals(3, home.fills, "line 0 was dropped and filled again once");
-        assertEquals(List.of("ACQUIRE", "ACQUIRE FILL"), home.writes().subList(before, home.writes().size()));
+        assertEquals(List.of("ACQUIRE", "ACQUIRE", "FILL"), home.writes().subList(before, home.writes().size()));
     }
 }
