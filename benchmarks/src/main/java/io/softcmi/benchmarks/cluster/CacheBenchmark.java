@@ -234,7 +234,7 @@ public final class CacheBenchmark {
             (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(rawBlocking, 50)));
         Arrays.sort(acquire);
         Arrays.sort(both);
-        out.append(String.format(Locale.ROOT, "the rmb before each miss (it sends the ACQUIRE; the miss waits for its reply):"
+        out.append(String.format(Locale.ROOT, "the rmb before each miss (it queues the ACQUIRE, which the miss sends and waits for):"
             + " p50 %.1f us; rmb and miss together: p50 %.1f us, %.2f x raw%n", ChildProcesses.pct(acquire, 50) / 1e3, ChildProcesses.pct(both, 50) / 1e3,
             (double) ChildProcesses.pct(both, 50) / ChildProcesses.pct(raw, 50)));
         out.append(String.format(Locale.ROOT, "CPU time of the missing thread per miss: %.1f us (mean); of the raw blocking"
