@@ -205,7 +205,12 @@ public final class CacheBenchmark {
         int warm = Math.max(misses / 2, MISS_WARM_UP);
         long[] acquire = new long[misses];
         long[] both = new long[misses];
+        long[] switches = new long[2]; // voluntary context switches of this thread and of the home daemon, over the timed misses
         for (int i = 0; i < warm + misses; i++) {
+            if (i == warm) {
+                switches[0] = -voluntarySwitches(Path.of("/proc/thread-self"));
+                switches[1] = -voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
+            }
             long r = System.nanoTime();
             ctx.rmb(); // invalidates the cached lines (the home holds a writable attach)
             if (i >= warm) {
@@ -223,6 +228,8 @@ public final class CacheBenchmark {
                 missCpu += c1 - c0;
             }
         }
+        switches[0] += voluntarySwitches(Path.of("/proc/thread-self"));
+        switches[1] += voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
         Arrays.sort(miss);
         out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B: p50 %.1f us, p99 %.1f us%n", 24 + line,
             ChildProcesses.pct(raw, 50) / 1e3, ChildProcesses.pct(raw, 99) / 1e3));
@@ -239,6 +246,8 @@ public final class CacheBenchmark {
             (double) ChildProcesses.pct(both, 50) / ChildProcesses.pct(raw, 50)));
         out.append(String.format(Locale.ROOT, "CPU time of the missing thread per miss: %.1f us (mean); of the raw blocking"
             + " client per round trip: %.1f us%n", missCpu / 1e3 / misses, RAW_BLOCKING_CPU[0] / 1e3 / misses));
+        out.append(String.format(Locale.ROOT, "voluntary context switches per rmb and miss: the missing thread %.2f, the home daemon"
+            + " (all threads) %.2f%n", (double) switches[0] / misses, (double) switches[1] / misses));
         // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
         double stream = Math.max(rawStream(64, children), rawStream(64, children));
         out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s (sender's CPU time per MiB %.0f us)%n",
@@ -306,6 +315,36 @@ public final class CacheBenchmark {
             OWN_METHOD_ROUNDS));
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
+    }
+
+    /**
+     * Voluntary context switches (a thread that blocked) of a thread ({@code /proc/thread-self})
+     * or of every thread of a process ({@code /proc/PID}), from {@code status}; 0 where unreadable.
+     */
+    private static long voluntarySwitches(Path proc) {
+        try {
+            if (!Files.isDirectory(proc.resolve("task")) || proc.endsWith("thread-self")) {
+                return switchesOf(proc.resolve("status"));
+            }
+            long n = 0;
+            try (var tasks = Files.list(proc.resolve("task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    n += switchesOf(t.resolve("status"));
+                }
+            }
+            return n;
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
+    private static long switchesOf(Path status) throws java.io.IOException {
+        for (String l : Files.readAllLines(status)) {
+            if (l.startsWith("voluntary_ctxt_switches:")) {
+                return Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
+            }
+        }
+        return 0;
     }
 
     /** Compute between the {@code rmb} and the hit in {@link #acquireThenHit}, ns. */
