@@ -136,4 +136,21 @@ class RequestWriterTest {
             assertEquals(3, socket.writes.size(), "written already");
         }
     }
+
+    @Test
+    void shouldAnswerAQueuedRequestOnceItsCallerAwaitsItOrTheNextRequestCarriesIt() throws Exception {
+        try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER);
+                RemoteConnection c = RemoteConnection.open(home.address(), new byte[8], null, 5_000_000_000L)) {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            RemoteConnection.Call alone = c.queue(DataProtocol.OP_GET, 7, FakeHome.token(), 0, 8, 0, null, 8, false, deadline);
+            c.await(alone, deadline); // nothing else is sent: the await writes it
+            assertEquals(0, alone.status);
+            assertEquals(FakeHome.VALUE, alone.value);
+            RemoteConnection.Call carried = c.queue(DataProtocol.OP_GET, 7, FakeHome.token(), 0, 8, 0, null, 8, false, deadline);
+            RemoteConnection.Call load = c.load(7, FakeHome.token(), 8, 8, deadline); // its write carries the queued one
+            assertEquals(FakeHome.VALUE, load.value);
+            c.await(carried, deadline);
+            assertEquals(FakeHome.VALUE, carried.value);
+        }
+    }
 }
