@@ -165,8 +165,8 @@ final class RequestWriter {
      * queued ({@link #queue}), writes the queue alone. Costs a volatile read when it was written.
      */
     void flush(Call c, long deadline) {
-        if (c.id <= writtenThrough) {
-            return;
+        if (c.id > 0 && c.id <= writtenThrough) {
+            return; // an id not seen yet (0) takes the lock and looks
         }
         boolean interrupted = lockForSend();
         try {
