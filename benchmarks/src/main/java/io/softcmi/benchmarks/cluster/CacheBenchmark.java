@@ -49,10 +49,12 @@ import java.util.concurrent.TimeUnit;
  *       after 1,000 untimed ones), with the CPU time of the thread in {@code wmb} and of the raw
  *       stream's sender per MiB;</li>
  * </ul>
- * and prints the process's cache counters. Last, the re-read again with each loop in a method of its
+ * and prints the process's cache counters. Then the re-read again with each loop in a method of its
  * own (compiled whole, where the first figures come from loops OSR-compiled inside one large
  * method), beside the same loop over the home's own attach of the segment (a local
- * {@code CmiMapping}, whose every {@code getLong} makes its checks too). The line size is
+ * {@code CmiMapping}, whose every {@code getLong} makes its checks too), and last {@code rmb}
+ * followed by compute and a hit on a second, 64 KiB segment that nobody writes
+ * ({@link #acquireThenHit}). The line size is
  * {@code -Dsoftcmi.cache.lineSize}.
  * The background write-back is off unless {@code -Dsoftcmi.cache.writeBackMs} is given, so that
  * the timed {@code wmb} writes the whole dirty megabyte.
@@ -123,14 +125,21 @@ public final class CacheBenchmark {
                 homeAttach[0] = a.segAt(s, Set.of());
                 RemoteSegmentHandle h = a.segExp(s, Set.of());
                 CmiToken t = a.tokNew(s, b.nodeAddress(), EnumSet.allOf(Access.class));
-                return new byte[][] {h.toBytes(), t.toBytes()};
+                // A segment nobody writes (no attach at the home): an acquire drops none of its lines.
+                CmiSegment quiet = a.segGet(64 * 1024, Set.of());
+                RemoteSegmentHandle qh = a.segExp(quiet, Set.of());
+                CmiToken qt = a.tokNew(quiet, b.nodeAddress(), EnumSet.allOf(Access.class));
+                return new byte[][] {h.toBytes(), t.toBytes(), qh.toBytes(), qt.toBytes()};
             }).get();
             String report = remote.submit(() -> {
                 CmiSegment p = b.segImp(RemoteSegmentHandle.fromBytes(handles[0]));
                 b.segSetToken(p, CmiToken.fromBytes(handles[1]));
                 b.enable(true);
                 CmiMapping m = b.segAt(p, Set.of());
-                return measure(b, m, line, misses, children);
+                CmiSegment q = b.segImp(RemoteSegmentHandle.fromBytes(handles[2]));
+                b.segSetToken(q, CmiToken.fromBytes(handles[3]));
+                CmiMapping quiet = b.segAt(q, Set.of()); // nothing cached until the last part: no ACQUIRE for it before
+                return measure(b, m, line, misses, children) + acquireThenHit(b, quiet, misses);
             }).get();
             System.out.println(report);
             double localMapping = home.submit(() -> {
@@ -196,7 +205,12 @@ public final class CacheBenchmark {
         int warm = Math.max(misses / 2, MISS_WARM_UP);
         long[] acquire = new long[misses];
         long[] both = new long[misses];
+        long[] switches = new long[2]; // voluntary context switches of this thread and of the home daemon, over the timed misses
         for (int i = 0; i < warm + misses; i++) {
+            if (i == warm) {
+                switches[0] = -voluntarySwitches(Path.of("/proc/thread-self"));
+                switches[1] = -voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
+            }
             long r = System.nanoTime();
             ctx.rmb(); // invalidates the cached lines (the home holds a writable attach)
             if (i >= warm) {
@@ -214,6 +228,8 @@ public final class CacheBenchmark {
                 missCpu += c1 - c0;
             }
         }
+        switches[0] += voluntarySwitches(Path.of("/proc/thread-self"));
+        switches[1] += voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
         Arrays.sort(miss);
         out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B: p50 %.1f us, p99 %.1f us%n", 24 + line,
             ChildProcesses.pct(raw, 50) / 1e3, ChildProcesses.pct(raw, 99) / 1e3));
@@ -225,11 +241,13 @@ public final class CacheBenchmark {
             (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(rawBlocking, 50)));
         Arrays.sort(acquire);
         Arrays.sort(both);
-        out.append(String.format(Locale.ROOT, "the rmb before each miss (it sends the ACQUIRE; the miss waits for its reply):"
+        out.append(String.format(Locale.ROOT, "the rmb before each miss (it queues the ACQUIRE, which the miss sends and waits for):"
             + " p50 %.1f us; rmb and miss together: p50 %.1f us, %.2f x raw%n", ChildProcesses.pct(acquire, 50) / 1e3, ChildProcesses.pct(both, 50) / 1e3,
             (double) ChildProcesses.pct(both, 50) / ChildProcesses.pct(raw, 50)));
         out.append(String.format(Locale.ROOT, "CPU time of the missing thread per miss: %.1f us (mean); of the raw blocking"
             + " client per round trip: %.1f us%n", missCpu / 1e3 / misses, RAW_BLOCKING_CPU[0] / 1e3 / misses));
+        out.append(String.format(Locale.ROOT, "voluntary context switches per rmb and miss: the missing thread %.2f, the home daemon"
+            + " (all threads) %.2f%n", (double) switches[0] / misses, (double) switches[1] / misses));
         // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
         double stream = Math.max(rawStream(64, children), rawStream(64, children));
         out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s (sender's CPU time per MiB %.0f us)%n",
@@ -297,6 +315,77 @@ public final class CacheBenchmark {
             OWN_METHOD_ROUNDS));
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
+    }
+
+    /**
+     * Voluntary context switches (a thread that blocked) of a thread ({@code /proc/thread-self})
+     * or of every thread of a process ({@code /proc/PID}), from {@code status}; 0 where unreadable.
+     */
+    private static long voluntarySwitches(Path proc) {
+        try {
+            if (!Files.isDirectory(proc.resolve("task")) || proc.endsWith("thread-self")) {
+                return switchesOf(proc.resolve("status"));
+            }
+            long n = 0;
+            try (var tasks = Files.list(proc.resolve("task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    n += switchesOf(t.resolve("status"));
+                }
+            }
+            return n;
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
+    private static long switchesOf(Path status) throws java.io.IOException {
+        for (String l : Files.readAllLines(status)) {
+            if (l.startsWith("voluntary_ctxt_switches:")) {
+                return Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
+            }
+        }
+        return 0;
+    }
+
+    /** Compute between the {@code rmb} and the hit in {@link #acquireThenHit}, ns. */
+    private static final long[] COMPUTE_NS = {0, 20_000};
+
+    /**
+     * {@code rmb}, then some compute (a spin on the clock), then a load that hits a line of a
+     * segment nobody writes (the acquire drops nothing): the hit settles the acquire. Where
+     * {@code rmb} writes the {@code ACQUIRE}, its round trip overlaps the compute; where the
+     * {@code ACQUIRE} is only queued until the next access (docs/cache.md "Acquire points"), the
+     * hit writes it and waits a whole round trip. Time from the {@code rmb} to the hit's value,
+     * and of the hit alone.
+     */
+    private static String acquireThenHit(CmiContext ctx, CmiMapping quiet, int rounds) {
+        StringBuilder out = new StringBuilder();
+        long sum = quiet.getLong(0); // the one line cached: rmb acquires it from here on
+        for (long compute : COMPUTE_NS) {
+            int warm = rounds;
+            long[] total = new long[rounds];
+            long[] hit = new long[rounds];
+            for (int i = 0; i < warm + rounds; i++) {
+                long r = System.nanoTime();
+                ctx.rmb();
+                while (System.nanoTime() - r < compute) {
+                    Thread.onSpinWait();
+                }
+                long h = System.nanoTime();
+                sum += quiet.getLong(8);
+                long e = System.nanoTime();
+                if (i >= warm) {
+                    total[i - warm] = e - r;
+                    hit[i - warm] = e - h;
+                }
+            }
+            Arrays.sort(total);
+            Arrays.sort(hit);
+            out.append(String.format(Locale.ROOT, "rmb, %d us of compute, a hit (line nobody writes; %d after %d untimed):"
+                + " rmb to value p50 %.1f us, the hit alone p50 %.1f us%n", compute / 1000, rounds, warm,
+                ChildProcesses.pct(total, 50) / 1e3, ChildProcesses.pct(hit, 50) / 1e3));
+        }
+        return out.append("(checksum ").append(sum).append(")\n").toString();
     }
 
     /**

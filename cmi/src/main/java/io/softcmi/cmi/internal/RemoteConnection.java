@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * it returns, which is what write-through imports and the barriers rely on), but the
  * connection is pipelined: threads of one context that use the same home at once each send
  * their request and wait for their own reply, matched by request id, instead of queueing
- * behind one round trip. A bulk transfer keeps several chunks in flight.
+ * behind one round trip. A bulk transfer keeps several chunks in flight. A request may also be
+ * queued without a write ({@link #queue}): the next request written carries it, in one write.
  *
  * <p>Reading is done by whichever waiting thread holds the reader role (leader/follower, no
  * extra thread): it reads replies for everyone, copies each payload to its caller's memory
@@ -405,6 +406,22 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /**
+     * {@link #start} for a request without payload, queued instead of written
+     * ({@link RequestWriter#queue}): it goes out in front of the next request written on this
+     * connection, in the same write, or alone when it is first awaited. It still reaches the
+     * home before every request started after it. Coherent cache: {@code rmb}'s {@code ACQUIRE}.
+     */
+    Call queue(byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment dst, int dstLength,
+            boolean upTo, long deadline) {
+        Call c = new Call();
+        c.dst = dst;
+        c.width = dstLength;
+        c.upTo = upTo;
+        writer.queue(c, op, segmentId, token, offset, a, b, deadline);
+        return c;
+    }
+
+    /**
      * Whether {@code s} can be viewed as a {@link ByteBuffer}: native memory, or a heap segment of
      * a {@code byte[]}. A segment of another primitive array ({@code MemorySegment.ofArray(long[])})
      * is copied through a {@code byte[]} instead.
@@ -413,8 +430,9 @@ final class RemoteConnection implements AutoCloseable {
         return s.isNative() || s.heapBase().map(b -> b instanceof byte[]).orElse(false);
     }
 
-    /** Waits until {@code c} is done: {@link ReplyReader#await}. */
+    /** Waits until {@code c} is done: writes it first if it is still queued ({@link #queue}), then {@link ReplyReader#await}. */
     void await(Call c, long deadline) {
+        writer.flush(c, deadline);
         reader.await(c, deadline);
     }
 

@@ -9,7 +9,8 @@ import java.lang.foreign.MemorySegment;
  * A {@link LineTransport} over the context's data connection to the segment's home: FILL, DIFF
  * and ACQUIRE requests with the attach's current token and the context's cache id. Requests of
  * one context to one home share one pipelined connection, so they reach the home in the order
- * they were started (a fill sent after a diff sees it).
+ * they were started (a fill sent after a diff sees it), a queued ACQUIRE ({@link #acquireLater})
+ * included.
  */
 final class RemoteLineTransport implements LineTransport {
     private final RemoteMapping mapping;
@@ -42,7 +43,7 @@ final class RemoteLineTransport implements LineTransport {
     }
 
     private Pending start(byte op, long offset, long a, MemorySegment payload, MemorySegment dst, int dstLength,
-            boolean upTo) {
+            boolean upTo, boolean later) {
         TokenImpl t = mapping.token();
         if (t == null) {
             return new Refused(AccessStatus.toWire(CmiAccessError.TOKEN));
@@ -55,19 +56,21 @@ final class RemoteLineTransport implements LineTransport {
             // The cache turns a status into STORE (write-back) or the access error (fill).
             return new Refused(AccessStatus.toWire(unreachable.accessError()));
         }
-        return new OnWire(c, c.start(op, mapping.homeSegmentId, t, offset, a, cacheId, payload, dst, dstLength, upTo,
-            deadline), deadline);
+        RemoteConnection.Call call = later
+            ? c.queue(op, mapping.homeSegmentId, t, offset, a, cacheId, dst, dstLength, upTo, deadline)
+            : c.start(op, mapping.homeSegmentId, t, offset, a, cacheId, payload, dst, dstLength, upTo, deadline);
+        return new OnWire(c, call, deadline);
     }
 
     @Override
     public Pending fill(long offset, byte[] dst, int dstOffset, int length) {
         return start(DataProtocol.OP_FILL, offset, length, null, MemorySegment.ofArray(dst).asSlice(dstOffset, length),
-            length, false);
+            length, false, false);
     }
 
     @Override
     public Pending diff(MemorySegment runs) {
-        return start(DataProtocol.OP_DIFF, 0, 0, runs, null, 0, false);
+        return start(DataProtocol.OP_DIFF, 0, 0, runs, null, 0, false, false);
     }
 
     /** @return the home: a context's requests to one home share one pipelined connection */
@@ -78,6 +81,12 @@ final class RemoteLineTransport implements LineTransport {
 
     @Override
     public Pending acquire(long sinceEpoch, byte[] dst) {
-        return start(DataProtocol.OP_ACQUIRE, 0, sinceEpoch, null, MemorySegment.ofArray(dst), dst.length, true);
+        return start(DataProtocol.OP_ACQUIRE, 0, sinceEpoch, null, MemorySegment.ofArray(dst), dst.length, true, false);
+    }
+
+    /** Queued on the context's connection to the home ({@link RemoteConnection#queue}). */
+    @Override
+    public Pending acquireLater(long sinceEpoch, byte[] dst) {
+        return start(DataProtocol.OP_ACQUIRE, 0, sinceEpoch, null, MemorySegment.ofArray(dst), dst.length, true, true);
     }
 }

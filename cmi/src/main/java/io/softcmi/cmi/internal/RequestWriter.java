@@ -10,8 +10,10 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.GatheringByteChannel;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -23,6 +25,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * (and a small payload) into its output buffer and writes it, a bulk payload straight from the
  * caller's memory, under the send lock. A full socket makes it read replies meanwhile (through
  * the {@link ReplyReader}) or, in blocking mode, block under the {@link BlockingWatchdog}.
+ *
+ * <p><b>Queued requests</b> ({@link #queue}, docs/architecture.md §7.4): a request may be
+ * registered and encoded without being written. The next write on the connection carries the
+ * queued requests in front of its own request, in one gathered write, and a caller that awaits
+ * a queued request writes the queue first ({@link #flush}). Both happen under the send lock, so
+ * a queued request still reaches the home before every request registered after it: the
+ * connection's order is the order of registration, written or queued.
  */
 final class RequestWriter {
     private final RemoteConnection connection;
@@ -40,8 +49,13 @@ final class RequestWriter {
     private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
     /** The header of a request that follows a payload in the same write ({@link #sendPayloadThenRequest}). */
     private final ByteBuffer tail = DataProtocol.newBuffer();
-    private final ByteBuffer[] parts = new ByteBuffer[3];
+    /** Requests queued and not written yet ({@link #queue}), one header each from position 0; empty otherwise. */
+    private final ByteBuffer queued = DataProtocol.newBuffer();
+    /** What one write gathers: the queued requests, the request, its payload, a request after it. */
+    private final ByteBuffer[] parts = new ByteBuffer[4];
     private final AtomicLong nextRequestId = new AtomicLong();
+    /** Every request with an id up to this one has been written (or the connection failed): {@link #flush} has nothing to do for it. */
+    private volatile long writtenThrough;
     // What is blocked now, for the BlockingWatchdog: the deadline is valid while the flag is set.
     private long writeDeadline;
     private long writeSince;
@@ -89,7 +103,7 @@ final class RequestWriter {
                 out.position(DataProtocol.REQUEST_HEADER + payload);
             }
             out.flip();
-            write(null, deadline);
+            write(out, null, null, deadline);
         } catch (IOException e) {
             connection.fail(STATUS_IO);
         } finally {
@@ -108,7 +122,57 @@ final class RequestWriter {
             DataProtocol.writeRequest(out, op, c.id, segmentId, token.tokenId(), token.secretHi(),
                 token.secretLo(), offset, a, b, n);
             out.flip();
-            write(payloadOf(src), deadline);
+            write(out, payloadOf(src), null, deadline);
+        } catch (IOException e) {
+            connection.fail(STATUS_IO);
+        } finally {
+            unlockAfterSend(interrupted);
+        }
+    }
+
+    /**
+     * Queues a request without payload: registers {@code c} and encodes its header, but writes
+     * nothing. The next write on this connection carries it in front of its own request (one
+     * gathered write, so the home reads both at once and answers both in one write), and
+     * {@link #flush} writes it alone when its caller awaits it first. A queue full of requests
+     * (57 headers) is written before one more is queued.
+     */
+    void queue(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, long deadline) {
+        describe(c, op, segmentId, offset, 0);
+        boolean interrupted = lockForSend();
+        try {
+            if (queued.remaining() < DataProtocol.REQUEST_HEADER) {
+                write(null, null, null, deadline);
+            }
+            register(c);
+            if (connection.broken()) {
+                throw new IOException("connection failed"); // fails c with the connection, as a send would
+            }
+            ByteBuffer header = queued.slice(queued.position(), DataProtocol.REQUEST_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+            DataProtocol.writeRequest(header, op, c.id, segmentId, token.tokenId(), token.secretHi(), token.secretLo(),
+                offset, a, b, 0);
+            header.put(5, c.flags);
+            queued.position(queued.position() + DataProtocol.REQUEST_HEADER);
+        } catch (IOException e) {
+            connection.fail(STATUS_IO);
+        } finally {
+            unlockAfterSend(interrupted);
+        }
+    }
+
+    /**
+     * Makes sure {@code c} is on the wire before its caller waits for the reply: if it is still
+     * queued ({@link #queue}), writes the queue alone. Costs a volatile read when it was written.
+     */
+    void flush(Call c, long deadline) {
+        if (c.id > 0 && c.id <= writtenThrough) {
+            return; // an id not seen yet (0) takes the lock and looks
+        }
+        boolean interrupted = lockForSend();
+        try {
+            if (c.id > writtenThrough && queued.position() > 0 && !connection.broken()) {
+                write(null, null, null, deadline);
+            }
         } catch (IOException e) {
             connection.fail(STATUS_IO);
         } finally {
@@ -137,8 +201,7 @@ final class RequestWriter {
                 token.secretLo(), nextOffset, nextA, nextB, 0);
             tail.put(5, next.flags);
             tail.flip();
-            parts[2] = tail;
-            write(payloadOf(src), deadline);
+            write(out, payloadOf(src), tail, deadline);
         } catch (IOException e) {
             connection.fail(STATUS_IO);
         } finally {
@@ -173,7 +236,6 @@ final class RequestWriter {
     }
 
     private void unlockAfterSend(boolean interrupted) {
-        parts[2] = null;
         sendLock.unlock();
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -195,28 +257,43 @@ final class RequestWriter {
     }
 
     /**
-     * Writes {@link #out} (flipped), then {@code payload}, then the request in {@code parts[2]}
-     * if set (only with a payload). When the socket is full it reads
-     * replies meanwhile if nobody else does (so two ends that both write cannot deadlock), and
-     * backs off in short parks; past the deadline the connection fails. In blocking mode the
-     * write blocks, and the {@link BlockingWatchdog} does both.
+     * Writes, in one gathered write, the queued requests ({@link #queue}), then {@code request}
+     * (flipped), then {@code payload}, then {@code last}; any of the three may be null. When the
+     * socket is full it reads replies meanwhile if nobody else does (so two ends that both write
+     * cannot deadlock), and backs off in short parks; past the deadline the connection fails. In
+     * blocking mode the write blocks, and the {@link BlockingWatchdog} does both. Under the send
+     * lock.
      */
-    private void write(ByteBuffer payload, long deadline) throws IOException {
+    private void write(ByteBuffer request, ByteBuffer payload, ByteBuffer last, long deadline) throws IOException {
         if (connection.broken()) {
             throw new IOException("connection failed");
         }
-        parts[0] = out;
-        parts[1] = payload;
+        int n = 0;
+        if (queued.position() > 0) {
+            queued.flip();
+            parts[n++] = queued;
+        }
+        if (request != null) {
+            parts[n++] = request;
+        }
+        if (payload != null) {
+            parts[n++] = payload;
+        }
+        if (last != null) {
+            parts[n++] = last;
+        }
+        if (n == 0) {
+            return;
+        }
         if (connection.blocking()) {
             writeDeadline = deadline;
             writeSince = System.nanoTime();
             writeBlocked = true;
         }
         try {
-            ByteBuffer last = parts[2];
-            while (out.hasRemaining() || payload != null && payload.hasRemaining() || last != null && last.hasRemaining()) {
-                long n = payload == null ? channel.write(out) : last == null ? gather.write(parts, 0, 2) : gather.write(parts);
-                if (n > 0) {
+            while (anyRemaining(n)) {
+                long w = n == 1 ? channel.write(parts[0]) : gather.write(parts, 0, n);
+                if (w > 0) {
                     continue;
                 }
                 awaitRoom(deadline);
@@ -224,10 +301,21 @@ final class RequestWriter {
             while (tls != null && !tls.flush()) {
                 awaitRoom(deadline); // TLS took the last bytes but could not send them all yet
             }
+            writtenThrough = nextRequestId.get();
         } finally {
-            parts[1] = null;
+            queued.clear();
+            Arrays.fill(parts, null);
             writeBlocked = false;
         }
+    }
+
+    private boolean anyRemaining(int n) {
+        for (int i = 0; i < n; i++) {
+            if (parts[i].hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The socket is full: reads replies meanwhile if nobody else does, then backs off briefly. */

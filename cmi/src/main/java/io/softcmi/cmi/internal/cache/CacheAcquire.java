@@ -21,12 +21,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code g} marks stale only the fills in flight of an older generation, and drops only the
  * lines filled before it.
  *
- * <p><b>Deferred acquires</b> ({@code rmb}, {@link #defer}): the {@code ACQUIRE} is sent and
- * left pending; {@link SegmentCache#acquirePending} is set until its reply has been applied.
- * Every access to the cache settles it first (a load that hits, through the table or a
- * {@link LineHint}, a store, a bulk copy, a token change, a detach, another acquire). A load that
- * misses sends its {@code FILL} before it waits, so the fill travels right behind the
- * {@code ACQUIRE} and {@code rmb} plus a miss cost one round trip instead of two.
+ * <p><b>Deferred acquires</b> ({@code rmb}, {@link #defer}): the {@code ACQUIRE} is queued on
+ * the route ({@link LineTransport#acquireLater}), not written, and left pending (or written at
+ * once, see "Guess" below);
+ * {@link SegmentCache#acquirePending} is set until its reply has been applied. Every access to
+ * the cache settles it first (a load that hits, through the table or a {@link LineHint}, a
+ * store, a bulk copy, a token change, a detach, another acquire): awaiting the reply writes the
+ * queued {@code ACQUIRE} alone if nothing carried it yet. A load that misses sends its
+ * {@code FILL} before it waits, and that write carries the queued {@code ACQUIRE} in front of
+ * it: {@code rmb} plus a miss cost one write and one round trip. The queued {@code ACQUIRE}
+ * takes its generation when it is queued, under the cache's lock, and every request started on
+ * the route after it is written behind it, so the generation rule holds as for a sent one.
+ *
+ * <p><b>Guess.</b> A queued {@code ACQUIRE} saves a write when a miss settles it, but an access
+ * that hits then waits a whole round trip, where one written at {@code rmb} would have made its
+ * round trip during the compute between the two. So each cache queues only while its last
+ * deferred acquire was settled by a load that missed (and at first); once one was settled by
+ * anything else, the next {@code rmb} writes its {@code ACQUIRE} at once, and a miss that
+ * settles that one makes the next queue again. A wrong guess costs what one of the two ways
+ * costs, never more.
  */
 final class CacheAcquire {
     private final SegmentCache c;
@@ -34,6 +47,8 @@ final class CacheAcquire {
     private final ReentrantLock settleLock = new ReentrantLock();
     /** The acquire left pending by {@link #defer}, or null. Guarded by {@link #settleLock}. */
     private AcquireFlight deferred;
+    /** Whether the next deferred acquire is queued rather than written ({@link #defer}): its last one was settled by a miss. Guarded by {@link #settleLock}. */
+    private boolean queueNext = true;
     /** Acquires started so far. Guarded by the cache's lock. */
     private long generation;
 
@@ -43,6 +58,16 @@ final class CacheAcquire {
 
     /** Starts an acquire, after settling a deferred one. @return the flight, or null if nothing is cached */
     AcquireFlight start() {
+        return start(false);
+    }
+
+    /**
+     * Starts an acquire, after settling a deferred one.
+     *
+     * @param later queue the {@code ACQUIRE} ({@link LineTransport#acquireLater}) instead of sending it
+     * @return the flight, or null if nothing is cached
+     */
+    private AcquireFlight start(boolean later) {
         settle();
         c.lock.lock();
         try {
@@ -54,18 +79,24 @@ final class CacheAcquire {
                 return null;
             }
             byte[] ranges = new byte[DataProtocol.MAX_ACQUIRE_RANGES * 16];
-            // Sent under the lock: every fill stamped g or later goes out behind it.
-            return new AcquireFlight(c.transport.acquire(Math.max(0, c.epoch), ranges), ranges, g);
+            // Sent (or queued) under the lock: every fill stamped g or later goes out behind it.
+            long since = Math.max(0, c.epoch);
+            return new AcquireFlight(later ? c.transport.acquireLater(since, ranges) : c.transport.acquire(since, ranges),
+                ranges, g);
         } finally {
             c.lock.unlock();
         }
     }
 
-    /** {@code rmb}: starts an acquire and leaves its reply to the next access ({@link #settle}). */
+    /**
+     * {@code rmb}: queues an acquire (or writes it, if the last one was not settled by a miss)
+     * and leaves its sending and its reply to the next access ({@link #settle}, {@link #settleBefore}).
+     */
     void defer() {
         settleLock.lock();
         try {
-            AcquireFlight f = start();
+            settle(); // first: how it is settled decides queueNext
+            AcquireFlight f = start(queueNext);
             if (f != null) {
                 deferred = f;
                 c.acquirePending = true;
@@ -83,6 +114,11 @@ final class CacheAcquire {
 
     /** Waits for a deferred acquire's reply, if any, and applies it. Never called holding the cache's lock. */
     void settle() {
+        settle(false);
+    }
+
+    /** @param byMiss whether a load that missed settles it (its fill sent first): the next deferred acquire is queued */
+    private void settle(boolean byMiss) {
         if (!c.acquirePending) {
             return;
         }
@@ -93,6 +129,7 @@ final class CacheAcquire {
                 finish(f);
                 deferred = null;
                 c.acquirePending = false;
+                queueNext = byMiss;
             }
         } finally {
             settleLock.unlock();
@@ -101,13 +138,15 @@ final class CacheAcquire {
 
     /**
      * {@link #settle} for a load of line {@code idx}: if the line is absent, its fill is sent
-     * first, behind the pending {@code ACQUIRE}, and the two round trips overlap.
+     * first, in the same write as the queued {@code ACQUIRE} and behind it, and the two share
+     * one round trip.
      */
     void settleBefore(long idx) {
-        if (SegmentCache.SLOT.getAcquire(c.lines, (int) idx) == null) {
+        boolean miss = SegmentCache.SLOT.getAcquire(c.lines, (int) idx) == null;
+        if (miss) {
             c.fills().startAhead(idx);
         }
-        settle();
+        settle(miss);
     }
 
     /** Waits for an acquire and drops the lines others wrote; on failure drops every line. */

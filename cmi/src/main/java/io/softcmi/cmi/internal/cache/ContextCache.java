@@ -235,8 +235,8 @@ public final class ContextCache implements AutoCloseable {
     }
 
     /**
-     * {@code rmb}: sends an acquire for every cache and returns without waiting; each cache's
-     * next access waits for its reply first ({@link SegmentCache#deferAcquire}).
+     * {@code rmb}: queues an acquire for every cache and returns without writing or waiting;
+     * each cache's next access sends it and waits for its reply ({@link SegmentCache#deferAcquire}).
      */
     public void deferAcquireAll() {
         for (SegmentCache c : caches) {

@@ -55,6 +55,17 @@ public interface LineTransport {
     Pending acquire(long sinceEpoch, byte[] dst);
 
     /**
+     * {@link #acquire}, queued instead of sent ({@code rmb}): the request takes its place in the
+     * route's order now, but is written in front of the next request sent on the route (in the
+     * same write), or alone when its reply is first awaited. The default sends it now.
+     *
+     * @return the request
+     */
+    default Pending acquireLater(long sinceEpoch, byte[] dst) {
+        return acquire(sinceEpoch, dst);
+    }
+
+    /**
      * Which ordered channel the requests travel on: requests of transports with equal non-null
      * routes, and any other request sent on that route, reach the home in the order they were
      * started. Null when unknown.

@@ -561,8 +561,8 @@ public final class SegmentCache {
     }
 
     /**
-     * {@code rmb}: sends the acquire without waiting for its reply; the next access to this
-     * cache waits for it first ({@link CacheAcquire#defer}).
+     * {@code rmb}: queues the acquire without sending it; the next access to this cache sends
+     * it (a miss in the same write as its fill) and waits for its reply ({@link CacheAcquire#defer}).
      */
     public void deferAcquire() {
         acquire.defer();

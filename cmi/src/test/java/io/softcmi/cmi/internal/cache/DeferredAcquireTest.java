@@ -4,15 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code rmb}'s deferred acquire ({@link CacheAcquire}, docs/cache.md "Acquire points"): the
- * {@code ACQUIRE} goes out and {@code rmb} returns; the cache's next access waits for the reply
- * before it reads anything cached, and a miss sends its {@code FILL} first, behind the
- * {@code ACQUIRE}, and keeps what it filled.
+ * {@code ACQUIRE} is queued, not written, and {@code rmb} returns; the cache's next access sends
+ * it and waits for the reply before it reads anything cached. A miss sends its {@code FILL} in
+ * the same write, behind the {@code ACQUIRE}, and keeps what it filled; a hit writes the
+ * {@code ACQUIRE} alone.
  */
 class DeferredAcquireTest {
     private static final int LINE = 512;
@@ -29,17 +31,23 @@ class DeferredAcquireTest {
         return t;
     }
 
-    @Test
-    void shouldReturnFromTheAcquireAtOnceAndMakeTheNextLoadWaitForItsReply() throws Exception {
-        FakeHome home = new FakeHome(4 * LINE);
+    /** A cache holding line 0 with byte 10 = 1, which the home then sets to 2. */
+    private static SegmentCache cachedThenWrittenAtHome(FakeHome home) {
         home.memory[10] = 1;
         SegmentCache c = cache(home);
         assertEquals(1, c.load(10, 1));
         home.localWrite(10, (byte) 2);
+        return c;
+    }
+
+    @Test
+    void shouldReturnFromTheAcquireAtOnceAndMakeTheNextLoadWaitForItsReply() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cachedThenWrittenAtHome(home);
         CountDownLatch reply = new CountDownLatch(1);
         home.acquireAckGate = reply;
-        c.deferAcquire(); // returns with the reply withheld
-        assertEquals(1, home.acquires);
+        c.deferAcquire(); // returns with nothing written
+        assertEquals(0, home.acquires);
         assertTrue(c.acquirePending);
         AtomicLong seen = new AtomicLong(-1);
         Thread t = loadInThread(c, 10, seen);
@@ -49,6 +57,45 @@ class DeferredAcquireTest {
         t.join(10_000);
         assertFalse(t.isAlive());
         assertEquals(2, seen.get(), "the acquire dropped the stale line before the load read it");
+        assertFalse(c.acquirePending);
+    }
+
+    @Test
+    void shouldWriteNothingAtTheAcquireAndTheAcquireAndTheMissInOneWrite() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        assertEquals(0, c.load(0, 1)); // something cached: the acquire is due
+        home.localWrite(LINE + 3, (byte) 9);
+        int before = home.writes().size();
+        c.deferAcquire();
+        assertEquals(before, home.writes().size(), "rmb writes nothing");
+        assertEquals(0, home.acquires);
+        assertEquals(9, c.load(LINE + 3, 1));
+        List<String> after = home.writes().subList(before, home.writes().size());
+        assertEquals(List.of("ACQUIRE FILL"), after, "the miss carries the queued ACQUIRE in its own write, in front of its FILL");
+        assertEquals(1, home.acquires);
+        assertFalse(c.acquirePending);
+        assertEquals(9, c.load(LINE + 3, 1));
+        assertEquals(0, c.load(0, 1), "line 0 was not written: it stays cached");
+        assertEquals(List.of("ACQUIRE FILL"), home.writes().subList(before, home.writes().size()), "hits after it write nothing");
+    }
+
+    @Test
+    void shouldWriteTheAcquireAloneAtAHitOfAnotherThreadAndDropTheLineItNames() throws Exception {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cachedThenWrittenAtHome(home); // before rmb: the acquire must report the write
+        int before = home.writes().size();
+        c.deferAcquire(); // this thread's rmb
+        assertEquals(before, home.writes().size(), "rmb writes nothing");
+        home.localWrite(12, (byte) 7); // after rmb, before the access: the acquire is answered later, so it reports it too
+        AtomicLong seen = new AtomicLong(-1);
+        Thread t = loadInThread(c, 10, seen); // another thread's access (a hit in the table) settles it
+        t.join(10_000);
+        assertFalse(t.isAlive());
+        assertEquals(2, seen.get(), "the acquire dropped the line before the hit returned a value");
+        assertEquals(List.of("ACQUIRE", "FILL"), home.writes().subList(before, home.writes().size()),
+            "the hit wrote the ACQUIRE alone and waited; the dropped line was filled again");
+        assertEquals(7, c.load(12, 1));
         assertFalse(c.acquirePending);
     }
 
@@ -77,6 +124,33 @@ class DeferredAcquireTest {
     }
 
     @Test
+    void shouldWriteTheNextAcquireAtOnceAfterOneSettledByAHitAndQueueItAgainAfterOneSettledByAMiss() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cachedThenWrittenAtHome(home);
+        int before = home.writes().size();
+        c.deferAcquire(); // the first is queued
+        assertEquals(before, home.writes().size());
+        assertEquals(0, c.load(3 * LINE, 1)); // a miss settles it: the next is queued too
+        c.deferAcquire();
+        assertEquals(before + 1, home.writes().size(), "queued after a miss settled the last one");
+        assertEquals(0, c.load(3 * LINE, 1)); // a hit settles it (written alone)
+        assertEquals(List.of("ACQUIRE FILL", "ACQUIRE"), home.writes().subList(before, home.writes().size()));
+        c.deferAcquire();
+        assertEquals(List.of("ACQUIRE FILL", "ACQUIRE", "ACQUIRE"), home.writes().subList(before, home.writes().size()),
+            "after a hit settled the last one, rmb writes its ACQUIRE at once (its round trip overlaps what follows)");
+        assertEquals(0, c.load(3 * LINE, 1)); // a hit: the reply is only awaited
+        assertEquals(2, c.load(10, 1)); // line 0 was dropped by the first acquire: a miss
+        c.deferAcquire(); // the last one was settled by a hit: written at once
+        home.localWrite(2 * LINE, (byte) 4);
+        assertEquals(4, c.load(2 * LINE, 1)); // settled by a miss (its FILL written alone)
+        int settledByMiss = home.writes().size();
+        c.deferAcquire();
+        assertEquals(settledByMiss, home.writes().size(), "after a miss settled the last one, rmb queues again");
+        assertEquals(List.of("ACQUIRE FILL", "ACQUIRE", "ACQUIRE", "FILL", "ACQUIRE", "FILL"),
+            home.writes().subList(before, home.writes().size()));
+    }
+
+    @Test
     void shouldNotServeAHintWhileAnAcquireIsPending() {
         FakeHome home = new FakeHome(4 * LINE);
         home.memory[10] = 1;
@@ -102,10 +176,12 @@ class DeferredAcquireTest {
         assertEquals(0, c.load(0, 1));
         assertEquals(0, c.load(3 * LINE, 1)); // a second line, not written: the cache stays non-empty
         home.localWrite(0, (byte) 3);
+        int before = home.writes().size();
         c.deferAcquire();
-        c.deferAcquire(); // settles the first (which drops line 0), then sends the second
+        c.deferAcquire(); // settles the first (writes it, which drops line 0), then writes the second (no miss settled the first)
         assertEquals(2, home.acquires);
         assertEquals(3, c.load(0, 1));
         assertEquals(3, home.fills, "line 0 was dropped and filled again once");
+        assertEquals(List.of("ACQUIRE", "ACQUIRE", "FILL"), home.writes().subList(before, home.writes().size()));
     }
 }
