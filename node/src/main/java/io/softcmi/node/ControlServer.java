@@ -58,7 +58,8 @@ final class ControlServer implements AutoCloseable {
             return;
         }
         SessionWriter writer = new SessionWriter(ch, poller);
-        // A process's requests come in bursts: poll briefly before parking (PollBudget rules).
+        // A process's requests come in bursts: poll briefly before parking (PollBudget rules, and
+        // after every request while traffic lasts).
         io.softcmi.cmi.internal.PollingReader in = new io.softcmi.cmi.internal.PollingReader(ch,
             () -> poller.await(ch, java.nio.channels.SelectionKey.OP_READ));
         try {
@@ -103,7 +104,8 @@ final class ControlServer implements AutoCloseable {
                 } catch (WireFormatException e) {
                     reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
                 }
-                writer.reply(reply, frame.correlationId());
+                // Tells the process whether this reply waited for the session's wake-up (PollingReader).
+                writer.reply(reply, frame.correlationId(), in.lastReadWaited() ? Frame.FLAG_NODE_WOKE : 0);
             }
         } catch (IOException | WireFormatException e) {
             LOG.log(Level.DEBUG, "control connection ended: {0}", e.getMessage());

@@ -123,10 +123,19 @@ final class SessionWriter implements Session.Notifier {
 
     /** Writes a reply, after any notice queued before it. */
     void reply(ControlMessage reply, long correlationId) throws IOException {
+        reply(reply, correlationId, 0);
+    }
+
+    /**
+     * Writes a reply with header flags, after any notice queued before it.
+     *
+     * @param flags {@link io.softcmi.wire.Frame#FLAG_NODE_WOKE} or 0
+     */
+    void reply(ControlMessage reply, long correlationId, int flags) throws IOException {
         writeLock.lock();
         try {
             flushWaiting();
-            writeWaiting(FrameIO.encode(MessageType.toFrame(reply, correlationId)));
+            writeWaiting(FrameIO.encode(MessageType.toFrame(reply, correlationId, flags)));
         } finally {
             writeLock.unlock();
         }
