@@ -129,7 +129,7 @@ final class SessionWriter implements Session.Notifier {
     /**
      * Writes a reply with header flags, after any notice queued before it.
      *
-     * @param flags {@link io.softcmi.wire.Frame#FLAG_NODE_WOKE} or 0
+     * @param flags {@link io.softcmi.wire.Frame#FLAG_NODE_WOKE}, {@link io.softcmi.wire.Frame#FLAG_NODE_SLOW}, or 0
      */
     void reply(ControlMessage reply, long correlationId, int flags) throws IOException {
         writeLock.lock();

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The node tells a process which replies paid its session's wake-up
- * ({@link Frame#FLAG_NODE_WOKE}): a request that finds the session parked gets a flagged reply; a
+ * ({@link Frame#FLAG_NODE_WOKE}) and which it was slow to serve ({@link Frame#FLAG_NODE_SLOW}):
+ * a request that finds the session parked gets a flagged reply; a
  * request that follows the previous reply at once finds the session polling (while traffic lasts)
  * and gets an unflagged one. The process's poll rule depends on it (docs/architecture.md 7.5).
  */
@@ -50,6 +51,14 @@ class ControlServerWakeFlagTest {
         } finally {
             NodeDaemon.deleteTree(dir);
         }
+    }
+
+    @Test
+    void shouldFlagRepliesTheNodeWasSlowToServe() {
+        assertEquals(0, ControlServer.replyFlags(false, 10_000));
+        assertEquals(Frame.FLAG_NODE_WOKE, ControlServer.replyFlags(true, 10_000));
+        assertEquals(Frame.FLAG_NODE_SLOW, ControlServer.replyFlags(false, 200_000));
+        assertEquals(Frame.FLAG_NODE_WOKE | Frame.FLAG_NODE_SLOW, ControlServer.replyFlags(true, 200_000));
     }
 
     private static Frame call(SocketChannel ch, long id) throws Exception {

@@ -17,11 +17,12 @@ package io.softcmi.wire;
  * </pre>
  *
  * All integers are big-endian. A reply carries the correlation id of its request; a notice the
- * node sends on its own carries 0. Flags: {@link #FLAG_NODE_WOKE} in a reply on a process's
- * control connection; every other bit is reserved, 0, and ignored by readers.
+ * node sends on its own carries 0. Flags: {@link #FLAG_NODE_WOKE} and {@link #FLAG_NODE_SLOW} in
+ * a reply on a process's control connection; every other bit is reserved, 0, and ignored by
+ * readers.
  *
  * @param type message type id (see {@link MessageType})
- * @param flags {@link #FLAG_NODE_WOKE} or 0
+ * @param flags {@link #FLAG_NODE_WOKE}, {@link #FLAG_NODE_SLOW}, or 0
  * @param correlationId matches replies to requests
  * @param payload the encoded message body
  */
@@ -38,4 +39,10 @@ public record Frame(int type, int flags, long correlationId, byte[] payload) {
      * whether the process's poll for it could pay ({@code docs/architecture.md} 7.5).
      */
     public static final int FLAG_NODE_WOKE = 1;
+    /**
+     * In a reply of the node to a process: the node took longer than a poll budget (50 us) from
+     * reading the request to writing this reply, so a process that polled for it would have
+     * missed it even if the node had been polling ({@code docs/architecture.md} 7.5).
+     */
+    public static final int FLAG_NODE_SLOW = 2;
 }

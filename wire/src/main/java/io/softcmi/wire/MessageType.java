@@ -113,7 +113,7 @@ public enum MessageType {
      *
      * @param message the message
      * @param correlationId request id, or 0 for a notice
-     * @param flags the header flags ({@link Frame#FLAG_NODE_WOKE} or 0)
+     * @param flags the header flags ({@link Frame#FLAG_NODE_WOKE}, {@link Frame#FLAG_NODE_SLOW})
      * @return the frame
      */
     public static Frame toFrame(ControlMessage message, long correlationId, int flags) {

@@ -59,7 +59,9 @@ public final class NodeChannel implements AutoCloseable {
     private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
     /** Guarded by {@link #readLock}. */
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
-    /** Polls that missed a reply the node answered without being woken, not yet counted in {@link #budget}. */
+    /** Replies a poll would have caught, not yet counted in {@link #budget} (callers count them under the lock). */
+    private final java.util.concurrent.atomic.AtomicInteger uncountedHits = new java.util.concurrent.atomic.AtomicInteger();
+    /** Replies a poll would have missed, not yet counted in {@link #budget}. */
     private final java.util.concurrent.atomic.AtomicInteger uncountedMisses = new java.util.concurrent.atomic.AtomicInteger();
     /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
     private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
@@ -216,18 +218,13 @@ public final class NodeChannel implements AutoCloseable {
             } finally {
                 writeLock.unlock();
             }
-            boolean missed = false;
             if (Thread.currentThread() == reader) {
                 readOwnReply(reply); // called by the listener: nobody else would read it
             } else {
-                missed = pollForReply(reply);
+                pollForReply(reply);
             }
             ControlMessage answer = awaitReply(reply);
-            if (missed && !reply.nodeWoke) {
-                // The node polled and still answered late: polling for its replies does not pay now.
-                // A reply the node sent after being woken says nothing about that (FLAG_NODE_WOKE).
-                uncountedMisses.incrementAndGet();
-            }
+            countReply(reply.nodeFlags);
             return answer;
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
@@ -299,31 +296,26 @@ public final class NodeChannel implements AutoCloseable {
      * the reply costs no wake-up of the reader thread. The reader thread is woken only if it is
      * needed: this caller's reply did not come while it read, other callers wait for theirs, or
      * it queued notices that only the reader delivers ({@link ReaderStandby}).
-     *
-     * @return whether it polled and the reply did not come meanwhile; the caller decides, once
-     *     the reply is in, whether that miss counts ({@link io.softcmi.wire.Frame#FLAG_NODE_WOKE})
      */
-    private boolean pollForReply(PendingReply reply) throws IOException {
+    private void pollForReply(PendingReply reply) throws IOException {
         if (!readLock.tryLock()) {
             if (!readerReading) {
                 // Another caller reads (it wakes the reader if it leaves before our reply), or the
                 // reader polls for notices: either way the reader must not stand by on our reply.
                 standby.want();
-                return false;
+                return;
             }
             readLock.lock(); // the reader thread takes what the socket holds now, briefly; then we poll
         }
         boolean polled = false;
         try {
             if (reply.isDone()) {
-                return false;
+                return;
             }
-            for (int m = uncountedMisses.get(); m > 0 && uncountedMisses.compareAndSet(m, m - 1); m--) {
-                budget.polled(false);
-            }
+            countOutcomes();
             long limit = budget.budget();
             if (limit == 0 || !PollBudget.startPolling()) {
-                return false;
+                return;
             }
             try {
                 long start = System.nanoTime();
@@ -340,14 +332,10 @@ public final class NodeChannel implements AutoCloseable {
                     previous = now;
                     Thread.onSpinWait();
                 }
-                if (reply.isDone()) {
-                    budget.polled(true);
-                }
                 polled = true;
             } finally {
                 PollBudget.endPolling();
             }
-            return !reply.isDone();
         } catch (WireFormatException e) {
             throw new IOException(e.getMessage(), e);
         } finally {
@@ -363,6 +351,39 @@ public final class NodeChannel implements AutoCloseable {
                 wakeReader();
             } else if (!reply.isDone() || pending.size() > 1) {
                 standby.want(); // replies still to come: the socket wakes a reader in its selector
+            }
+        }
+    }
+
+    /**
+     * Counts a reply in the callers' hit rate by what the node says of it, whatever the caller
+     * did meanwhile (polled, blocked, or polled and was preempted): a poll would have caught it if
+     * the node was polling for the request and answered within a poll budget; it would have
+     * missed it if the node took longer than that; a reply the node sent after being woken says
+     * nothing either way (the node was idle, and polls again now). So a caller that blocks learns
+     * that polls pay again as soon as the node is fast, and the node's own wake-ups, which follow
+     * from a caller that blocks, never keep the caller blocking.
+     *
+     * @param flags the reply's header flags
+     */
+    private void countReply(int flags) {
+        if ((flags & Frame.FLAG_NODE_SLOW) != 0) {
+            uncountedMisses.incrementAndGet();
+        } else if ((flags & Frame.FLAG_NODE_WOKE) == 0) {
+            uncountedHits.incrementAndGet();
+        }
+    }
+
+    /** Moves the replies counted since into {@link #budget}; under {@link #readLock}. */
+    private void countOutcomes() {
+        if (uncountedHits.get() != 0) {
+            for (int n = uncountedHits.getAndSet(0); n > 0; n--) {
+                budget.polled(true);
+            }
+        }
+        if (uncountedMisses.get() != 0) {
+            for (int n = uncountedMisses.getAndSet(0); n > 0; n--) {
+                budget.polled(false);
             }
         }
     }
@@ -393,7 +414,7 @@ public final class NodeChannel implements AutoCloseable {
             } else {
                 PendingReply f = pending.get(frame.correlationId());
                 if (f != null) {
-                    f.nodeWoke = (frame.flags() & Frame.FLAG_NODE_WOKE) != 0;
+                    f.nodeFlags = frame.flags();
                     f.complete(message);
                 }
             }
@@ -543,19 +564,17 @@ public final class NodeChannel implements AutoCloseable {
     boolean callerPollsPay() {
         readLock.lock();
         try {
-            for (int m = uncountedMisses.getAndSet(0); m > 0; m--) {
-                budget.polled(false);
-            }
+            countOutcomes();
             return budget.hitRateHigh();
         } finally {
             readLock.unlock();
         }
     }
 
-    /** A caller's reply to come, and whether the node sent it after being woken ({@link io.softcmi.wire.Frame#FLAG_NODE_WOKE}). */
+    /** A caller's reply to come, and the header flags the node sent it with ({@link #countReply}). */
     private static final class PendingReply extends CompletableFuture<ControlMessage> {
         /** Written before {@link #complete}, read after the reply is taken. */
-        boolean nodeWoke;
+        int nodeFlags;
     }
 
     /** @return whether the reader thread stands by now (for tests) */

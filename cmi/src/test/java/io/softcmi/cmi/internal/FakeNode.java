@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * a daemon that polls) and answers every request with a {@link ControlMessage.LongsValue} of 16
  * fields. Notices handed to {@link #notice} are written before the next reply, or at once if no
  * request comes. It may instead answer each request late and with header flags
- * ({@link #FakeNode(long, int)}), as a node whose session thread had parked.
+ * ({@link #FakeNode(long, int)}, {@link #answer}), as a node that had parked or is slow to serve.
  */
 final class FakeNode implements AutoCloseable {
     private final Path dir;
@@ -30,8 +30,8 @@ final class FakeNode implements AutoCloseable {
     private final ConcurrentLinkedQueue<ControlMessage> notices = new ConcurrentLinkedQueue<>();
     private volatile boolean stop;
     private volatile long requests;
-    private final long replyDelayNanos;
-    private final int replyFlags;
+    private volatile long replyDelayNanos;
+    private volatile int replyFlags;
 
     FakeNode() throws IOException {
         this(0, 0);
@@ -48,6 +48,17 @@ final class FakeNode implements AutoCloseable {
         server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(dir.resolve(NodeChannel.SOCKET_NAME)));
         thread = Thread.ofPlatform().daemon().name("fake-node").start(this::serve);
+    }
+
+    /**
+     * Changes how the following requests are answered.
+     *
+     * @param delayNanos how long after a request its reply is written
+     * @param flags the header flags of every reply
+     */
+    void answer(long delayNanos, int flags) {
+        this.replyDelayNanos = delayNanos;
+        this.replyFlags = flags;
     }
 
     /** @return the node directory to connect to */

@@ -11,15 +11,21 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * A control caller's poll that misses its reply counts against polling only if the node was
- * polling too: a late reply flagged {@link Frame#FLAG_NODE_WOKE} paid the node's wake-up, which
- * says nothing about whether the caller's polls pay, and counting it kept both ends blocking
- * (docs/architecture.md 7.5). Against a {@link FakeNode} that answers every request 300 us late.
+ * The control callers' hit rate counts each reply by what the node says of it (docs/architecture.md
+ * 7.5): a reply the node was slow to serve ({@link Frame#FLAG_NODE_SLOW}) is a miss, a reply it
+ * sent after being woken ({@link Frame#FLAG_NODE_WOKE}) counts for nothing, and a prompt reply
+ * of a polling node is a hit, even for a caller that blocked for it. Against a {@link FakeNode}.
  */
 class NodeChannelPollRuleTest {
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final int CALLS = 40;
     private static final long LATE_NANOS = 300_000;
+
+    private static void calls(NodeChannel ch, int n) {
+        for (int i = 0; i < n; i++) {
+            ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+        }
+    }
 
     @Test
     void shouldKeepPollingWhenLateRepliesCameFromAWokenNode() throws Exception {
@@ -27,23 +33,36 @@ class NodeChannelPollRuleTest {
         try (FakeNode node = new FakeNode(LATE_NANOS, Frame.FLAG_NODE_WOKE);
                 NodeChannel ch = NodeChannel.connect(node.directory())) {
             assertTimeoutPreemptively(BOUND, () -> {
-                for (int i = 0; i < CALLS; i++) {
-                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
-                }
+                calls(ch, CALLS);
                 assertTrue(ch.callerPollsPay(), "late replies of a woken node lowered the callers' hit rate");
             });
         }
     }
 
     @Test
-    void shouldStopPollingWhenAPollingNodeAnswersLate() throws Exception {
+    void shouldStopPollingWhileTheNodeIsSlowToServe() throws Exception {
         assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
-        try (FakeNode node = new FakeNode(LATE_NANOS, 0); NodeChannel ch = NodeChannel.connect(node.directory())) {
+        try (FakeNode node = new FakeNode(LATE_NANOS, Frame.FLAG_NODE_SLOW);
+                NodeChannel ch = NodeChannel.connect(node.directory())) {
             assertTimeoutPreemptively(BOUND, () -> {
-                for (int i = 0; i < CALLS; i++) {
-                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
-                }
-                assertFalse(ch.callerPollsPay(), "polls that missed the replies of a polling node still count");
+                calls(ch, CALLS);
+                assertFalse(ch.callerPollsPay(), "replies the node was slow to serve did not count as misses");
+            });
+        }
+    }
+
+    @Test
+    void shouldPollAgainAsSoonAsTheNodeAnswersPromptly() throws Exception {
+        assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
+        try (FakeNode node = new FakeNode(LATE_NANOS, Frame.FLAG_NODE_SLOW);
+                NodeChannel ch = NodeChannel.connect(node.directory())) {
+            assertTimeoutPreemptively(BOUND, () -> {
+                calls(ch, CALLS);
+                assertFalse(ch.callerPollsPay(), "the callers block");
+                node.answer(0, 0);
+                // Blocked callers probe once in 16 waits; 20 prompt replies would give one probe at most.
+                calls(ch, 20);
+                assertTrue(ch.callerPollsPay(), "prompt replies that blocked callers got did not count as hits");
             });
         }
     }
