@@ -27,28 +27,26 @@ class NodeChannelPollRuleTest {
         }
     }
 
-    @Test
-    void shouldKeepPollingWhenLateRepliesCameFromAWokenNode() throws Exception {
-        assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
-        try (FakeNode node = new FakeNode(LATE_NANOS, Frame.FLAG_NODE_WOKE);
-                NodeChannel ch = NodeChannel.connect(node.directory())) {
-            assertTimeoutPreemptively(BOUND, () -> {
+    /** @return whether the callers' polls pay after {@link #CALLS} late replies with these flags */
+    private static boolean pollsPayAfterLateReplies(int flags) throws Exception {
+        try (FakeNode node = new FakeNode(LATE_NANOS, flags); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            return assertTimeoutPreemptively(BOUND, () -> {
                 calls(ch, CALLS);
-                assertTrue(ch.callerPollsPay(), "late replies of a woken node lowered the callers' hit rate");
+                return ch.callerPollsPay();
             });
         }
     }
 
     @Test
+    void shouldKeepPollingWhenLateRepliesCameFromAWokenNode() throws Exception {
+        assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
+        assertTrue(pollsPayAfterLateReplies(Frame.FLAG_NODE_WOKE), "late replies of a woken node lowered the callers' hit rate");
+    }
+
+    @Test
     void shouldStopPollingWhileTheNodeIsSlowToServe() throws Exception {
         assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
-        try (FakeNode node = new FakeNode(LATE_NANOS, Frame.FLAG_NODE_SLOW);
-                NodeChannel ch = NodeChannel.connect(node.directory())) {
-            assertTimeoutPreemptively(BOUND, () -> {
-                calls(ch, CALLS);
-                assertFalse(ch.callerPollsPay(), "replies the node was slow to serve did not count as misses");
-            });
-        }
+        assertFalse(pollsPayAfterLateReplies(Frame.FLAG_NODE_SLOW), "replies the node was slow to serve did not count as misses");
     }
 
     @Test
