@@ -59,10 +59,8 @@ public final class NodeChannel implements AutoCloseable {
     private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
     /** Guarded by {@link #readLock}. */
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
-    /** Replies a poll would have caught, not yet counted in {@link #budget} (callers count them under the lock). */
-    private final java.util.concurrent.atomic.AtomicInteger uncountedHits = new java.util.concurrent.atomic.AtomicInteger();
-    /** Replies a poll would have missed, not yet counted in {@link #budget}. */
-    private final java.util.concurrent.atomic.AtomicInteger uncountedMisses = new java.util.concurrent.atomic.AtomicInteger();
+    /** The callers' replies, counted after each call and moved into {@link #budget} under the read lock. */
+    private final ControlReplyCounts counts = new ControlReplyCounts();
     /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
     private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
         new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -218,13 +216,14 @@ public final class NodeChannel implements AutoCloseable {
             } finally {
                 writeLock.unlock();
             }
+            boolean missed = false;
             if (Thread.currentThread() == reader) {
                 readOwnReply(reply); // called by the listener: nobody else would read it
             } else {
-                pollForReply(reply);
+                missed = pollForReply(reply);
             }
             ControlMessage answer = awaitReply(reply);
-            countReply(reply.nodeFlags);
+            counts.count(reply.nodeFlags, reply.caught, missed);
             return answer;
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
@@ -296,26 +295,28 @@ public final class NodeChannel implements AutoCloseable {
      * the reply costs no wake-up of the reader thread. The reader thread is woken only if it is
      * needed: this caller's reply did not come while it read, other callers wait for theirs, or
      * it queued notices that only the reader delivers ({@link ReaderStandby}).
+     *
+     * @return whether it polled and the reply did not come meanwhile (a miss, {@link ControlReplyCounts})
      */
-    private void pollForReply(PendingReply reply) throws IOException {
+    private boolean pollForReply(PendingReply reply) throws IOException {
         if (!readLock.tryLock()) {
             if (!readerReading) {
                 // Another caller reads (it wakes the reader if it leaves before our reply), or the
                 // reader polls for notices: either way the reader must not stand by on our reply.
                 standby.want();
-                return;
+                return false;
             }
             readLock.lock(); // the reader thread takes what the socket holds now, briefly; then we poll
         }
         boolean polled = false;
         try {
             if (reply.isDone()) {
-                return;
+                return false;
             }
-            countOutcomes();
+            counts.moveInto(budget);
             long limit = budget.budget();
             if (limit == 0 || !PollBudget.startPolling()) {
-                return;
+                return false;
             }
             try {
                 long start = System.nanoTime();
@@ -333,9 +334,14 @@ public final class NodeChannel implements AutoCloseable {
                     Thread.onSpinWait();
                 }
                 polled = true;
+                if (reply.isDone()) {
+                    reply.caught = true;
+                    budget.polled(true);
+                }
             } finally {
                 PollBudget.endPolling();
             }
+            return !reply.isDone();
         } catch (WireFormatException e) {
             throw new IOException(e.getMessage(), e);
         } finally {
@@ -351,39 +357,6 @@ public final class NodeChannel implements AutoCloseable {
                 wakeReader();
             } else if (!reply.isDone() || pending.size() > 1) {
                 standby.want(); // replies still to come: the socket wakes a reader in its selector
-            }
-        }
-    }
-
-    /**
-     * Counts a reply in the callers' hit rate by what the node says of it, whatever the caller
-     * did meanwhile (polled, blocked, or polled and was preempted): a poll would have caught it if
-     * the node was polling for the request and answered within a poll budget; it would have
-     * missed it if the node took longer than that; a reply the node sent after being woken says
-     * nothing either way (the node was idle, and polls again now). So a caller that blocks learns
-     * that polls pay again as soon as the node is fast, and the node's own wake-ups, which follow
-     * from a caller that blocks, never keep the caller blocking.
-     *
-     * @param flags the reply's header flags
-     */
-    private void countReply(int flags) {
-        if ((flags & Frame.FLAG_NODE_SLOW) != 0) {
-            uncountedMisses.incrementAndGet();
-        } else if ((flags & Frame.FLAG_NODE_WOKE) == 0) {
-            uncountedHits.incrementAndGet();
-        }
-    }
-
-    /** Moves the replies counted since into {@link #budget}; under {@link #readLock}. */
-    private void countOutcomes() {
-        if (uncountedHits.get() != 0) {
-            for (int n = uncountedHits.getAndSet(0); n > 0; n--) {
-                budget.polled(true);
-            }
-        }
-        if (uncountedMisses.get() != 0) {
-            for (int n = uncountedMisses.getAndSet(0); n > 0; n--) {
-                budget.polled(false);
             }
         }
     }
@@ -564,17 +537,19 @@ public final class NodeChannel implements AutoCloseable {
     boolean callerPollsPay() {
         readLock.lock();
         try {
-            countOutcomes();
+            counts.moveInto(budget);
             return budget.hitRateHigh();
         } finally {
             readLock.unlock();
         }
     }
 
-    /** A caller's reply to come, and the header flags the node sent it with ({@link #countReply}). */
+    /** A caller's reply to come, its header flags, and whether its caller's poll took it ({@link ControlReplyCounts}). */
     private static final class PendingReply extends CompletableFuture<ControlMessage> {
         /** Written before {@link #complete}, read after the reply is taken. */
         int nodeFlags;
+        /** Set by the caller when its poll found the reply in (counted as a hit then). */
+        boolean caught;
     }
 
     /** @return whether the reader thread stands by now (for tests) */

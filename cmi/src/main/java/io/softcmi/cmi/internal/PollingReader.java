@@ -28,7 +28,8 @@ import java.nio.channels.SocketChannel;
  *
  * <p><b>While traffic lasts</b> (data came within the last {@link #TRAFFIC_NANOS}) it polls for
  * the full budget whatever its hit rate says, as the home's I/O loop does, unless the JVM's
- * pollers back off: a reader whose rate fell (a burst that began while it was parked, a
+ * pollers back off or threads wait for a core ({@link PollBudget#crowded()}: a poll that does not
+ * pay would then take the core the peer needs to send the next message): a reader whose rate fell (a burst that began while it was parked, a
  * preemption) would otherwise park after every request, and the peer, whose next message
  * then waits for that wake-up, would see its own polls miss and block too, each end keeping the
  * other in the slow mode. {@link #lastReadWaited()} tells the peer which replies paid a wake-up.
@@ -107,7 +108,8 @@ public final class PollingReader implements ReadableByteChannel {
     private int readSocket(ByteBuffer dst) throws IOException {
         long start = System.nanoTime();
         long limit = budget.budget();
-        if (limit == 0 && start - lastData < TRAFFIC_NANOS && PollBudget.enabled() && !PollBudget.contended()) {
+        if (limit == 0 && start - lastData < TRAFFIC_NANOS && PollBudget.enabled() && !PollBudget.contended()
+                && !PollBudget.crowded()) {
             limit = MAX_POLL_NANOS; // while traffic lasts (see the class comment)
         }
         if (limit > 0 && PollBudget.startPolling()) {

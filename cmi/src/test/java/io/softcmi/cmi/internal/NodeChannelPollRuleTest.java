@@ -11,14 +11,17 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * The control callers' hit rate counts each reply by what the node says of it (docs/architecture.md
- * 7.5): a reply the node was slow to serve ({@link Frame#FLAG_NODE_SLOW}) is a miss, a reply it
- * sent after being woken ({@link Frame#FLAG_NODE_WOKE}) counts for nothing, and a prompt reply
- * of a polling node is a hit, even for a caller that blocked for it. Against a {@link FakeNode}.
+ * How control callers count their replies ({@link ControlReplyCounts}, docs/architecture.md 7.5):
+ * a poll that missed is a miss, even for a reply the node sent after being woken; a reply the
+ * caller did not poll for counts by what the node says of it (a prompt reply of a polling node
+ * is a hit, one it was slow to serve a miss, one it sent after being woken nothing). Against a
+ * {@link FakeNode} that answers late or at once, with the flags each test gives it.
  */
 class NodeChannelPollRuleTest {
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final int CALLS = 40;
+    /** Fewer calls than would give a blocked caller two probes (one wait in 16 probes). */
+    private static final int FEW = 20;
     private static final long LATE_NANOS = 300_000;
 
     private static void calls(NodeChannel ch, int n) {
@@ -27,41 +30,46 @@ class NodeChannelPollRuleTest {
         }
     }
 
-    /** @return whether the callers' polls pay after {@link #CALLS} late replies with these flags */
-    private static boolean pollsPayAfterLateReplies(int flags) throws Exception {
-        try (FakeNode node = new FakeNode(LATE_NANOS, flags); NodeChannel ch = NodeChannel.connect(node.directory())) {
+    /**
+     * @return whether the callers' polls pay after {@link #CALLS} late replies with {@code lateFlags},
+     *     then (if {@code thenFlags >= 0}) {@link #FEW} prompt replies with {@code thenFlags}
+     */
+    private static boolean pollsPayAfter(int lateFlags, int thenFlags) throws Exception {
+        try (FakeNode node = new FakeNode(LATE_NANOS, lateFlags); NodeChannel ch = NodeChannel.connect(node.directory())) {
             return assertTimeoutPreemptively(BOUND, () -> {
                 calls(ch, CALLS);
+                if (thenFlags >= 0) {
+                    assertFalse(ch.callerPollsPay(), "the callers block after late replies");
+                    node.answer(0, thenFlags);
+                    calls(ch, FEW);
+                }
                 return ch.callerPollsPay();
             });
         }
     }
 
     @Test
-    void shouldKeepPollingWhenLateRepliesCameFromAWokenNode() throws Exception {
+    void shouldStopPollingWhenPollsMissRepliesOfAWokenNode() throws Exception {
         assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
-        assertTrue(pollsPayAfterLateReplies(Frame.FLAG_NODE_WOKE), "late replies of a woken node lowered the callers' hit rate");
+        // Else a caller spins its whole budget on every call while the node parks between them.
+        assertFalse(pollsPayAfter(Frame.FLAG_NODE_WOKE, -1), "polls that missed woken replies did not count");
     }
 
     @Test
     void shouldStopPollingWhileTheNodeIsSlowToServe() throws Exception {
         assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
-        assertFalse(pollsPayAfterLateReplies(Frame.FLAG_NODE_SLOW), "replies the node was slow to serve did not count as misses");
+        assertFalse(pollsPayAfter(Frame.FLAG_NODE_SLOW, -1), "replies the node was slow to serve did not count as misses");
     }
 
     @Test
     void shouldPollAgainAsSoonAsTheNodeAnswersPromptly() throws Exception {
         assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
-        try (FakeNode node = new FakeNode(LATE_NANOS, Frame.FLAG_NODE_SLOW);
-                NodeChannel ch = NodeChannel.connect(node.directory())) {
-            assertTimeoutPreemptively(BOUND, () -> {
-                calls(ch, CALLS);
-                assertFalse(ch.callerPollsPay(), "the callers block");
-                node.answer(0, 0);
-                // Blocked callers probe once in 16 waits; 20 prompt replies would give one probe at most.
-                calls(ch, 20);
-                assertTrue(ch.callerPollsPay(), "prompt replies that blocked callers got did not count as hits");
-            });
-        }
+        assertTrue(pollsPayAfter(Frame.FLAG_NODE_SLOW, 0), "prompt replies that blocked callers got did not count as hits");
+    }
+
+    @Test
+    void shouldNotCountRepliesOfAWokenNodeThatBlockedCallersGot() throws Exception {
+        assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
+        assertFalse(pollsPayAfter(Frame.FLAG_NODE_SLOW, Frame.FLAG_NODE_WOKE), "woken replies counted as hits");
     }
 }
