@@ -58,7 +58,8 @@ final class ControlServer implements AutoCloseable {
             return;
         }
         SessionWriter writer = new SessionWriter(ch, poller);
-        // A process's requests come in bursts: poll briefly before parking (PollBudget rules).
+        // A process's requests come in bursts: poll briefly before parking (PollBudget rules, and
+        // after every request while traffic lasts).
         io.softcmi.cmi.internal.PollingReader in = new io.softcmi.cmi.internal.PollingReader(ch,
             () -> poller.await(ch, java.nio.channels.SelectionKey.OP_READ));
         try {
@@ -84,6 +85,7 @@ final class ControlServer implements AutoCloseable {
                 if (frame == null) {
                     break;
                 }
+                long read = System.nanoTime();
                 ControlMessage reply;
                 try {
                     ControlMessage request = MessageType.decode(frame);
@@ -103,7 +105,8 @@ final class ControlServer implements AutoCloseable {
                 } catch (WireFormatException e) {
                     reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
                 }
-                writer.reply(reply, frame.correlationId());
+                // Tells the process whether a poll for this reply could pay (NodeChannel's poll rule).
+                writer.reply(reply, frame.correlationId(), replyFlags(in.lastReadWaited(), System.nanoTime() - read));
             }
         } catch (IOException | WireFormatException e) {
             LOG.log(Level.DEBUG, "control connection ended: {0}", e.getMessage());
@@ -116,6 +119,19 @@ final class ControlServer implements AutoCloseable {
             connections.remove(ch);
             writer.close();
         }
+    }
+
+    /**
+     * The header flags of a reply, which tell the process whether a poll for it could have paid
+     * ({@code docs/architecture.md} 7.5).
+     *
+     * @param waited whether the session parked for the request (it was not polling)
+     * @param servedNanos from reading the request to writing its reply
+     * @return {@link Frame#FLAG_NODE_WOKE} and {@link Frame#FLAG_NODE_SLOW} as they apply
+     */
+    static int replyFlags(boolean waited, long servedNanos) {
+        return (waited ? Frame.FLAG_NODE_WOKE : 0)
+            | (servedNanos > io.softcmi.cmi.internal.PollingReader.MAX_POLL_NANOS ? Frame.FLAG_NODE_SLOW : 0);
     }
 
     /** Stops accepting, closes every connection and removes the socket file. */

@@ -35,6 +35,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class SessionWriter implements Session.Notifier {
     static final int MAX_PENDING = 10_000;
+    /** Replies up to this size (header included) are encoded into one reused direct buffer. */
+    static final int REPLY_BUFFER_BYTES = 4096;
     private final SocketChannel channel;
     private final ControlPoller poller;
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -42,6 +44,8 @@ final class SessionWriter implements Session.Notifier {
     private final AtomicInteger pending = new AtomicInteger();
     private final Semaphore wakeup = new Semaphore(0);
     private final Thread drainer;
+    /** Where replies that fit are encoded (direct: written without a copy); guarded by {@link #writeLock}. */
+    private final ByteBuffer replyBuffer = ByteBuffer.allocateDirect(REPLY_BUFFER_BYTES);
     /** The unwritten rest of a frame a non-blocking attempt left; guarded by {@link #writeLock}. */
     private ByteBuffer unfinished;
     /** Callbacks of {@link #whenBelow}, each run once. */
@@ -123,10 +127,20 @@ final class SessionWriter implements Session.Notifier {
 
     /** Writes a reply, after any notice queued before it. */
     void reply(ControlMessage reply, long correlationId) throws IOException {
+        reply(reply, correlationId, 0);
+    }
+
+    /**
+     * Writes a reply with header flags, after any notice queued before it.
+     *
+     * @param flags {@link io.softcmi.wire.Frame#FLAG_NODE_WOKE}, {@link io.softcmi.wire.Frame#FLAG_NODE_SLOW}, or 0
+     */
+    void reply(ControlMessage reply, long correlationId, int flags) throws IOException {
         writeLock.lock();
         try {
             flushWaiting();
-            writeWaiting(FrameIO.encode(MessageType.toFrame(reply, correlationId)));
+            // Written whole before the lock is released, so the reused buffer is free for the next reply.
+            writeWaiting(FrameIO.encode(MessageType.toFrame(reply, correlationId, flags), replyBuffer));
         } finally {
             writeLock.unlock();
         }

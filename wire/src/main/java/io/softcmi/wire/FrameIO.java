@@ -34,6 +34,26 @@ public final class FrameIO {
     }
 
     /**
+     * Encodes a frame into a buffer the caller reuses (a direct one: the channel then writes it
+     * without copying it into a temporary direct buffer first), or into a new buffer if it does
+     * not fit.
+     *
+     * @param frame the frame
+     * @param reusable the buffer to encode into when the frame fits; its content is replaced
+     * @return a flipped buffer holding header and payload: {@code reusable}, or a new one
+     */
+    public static ByteBuffer encode(Frame frame, ByteBuffer reusable) {
+        int length = Frame.HEADER_AFTER_LENGTH + frame.payload().length;
+        if (4 + length > reusable.capacity()) {
+            return encode(frame);
+        }
+        reusable.clear();
+        reusable.putInt(length).put((byte) Frame.VERSION).put((byte) frame.type()).putShort((short) frame.flags())
+            .putLong(frame.correlationId()).put(frame.payload()).flip();
+        return reusable;
+    }
+
+    /**
      * Writes a whole frame. Callers serialize writers on one channel.
      *
      * @param channel where to write

@@ -13,7 +13,12 @@ import java.nio.channels.ReadableByteChannel;
  */
 public final class FrameReader {
     private static final int INITIAL = 16 * 1024;
-    private ByteBuffer buf = ByteBuffer.allocate(INITIAL);
+    /**
+     * Direct while frames fit in {@link #INITIAL}: a channel reads into it without a temporary
+     * direct buffer and a copy (every empty poll of a polling reader paid for taking and
+     * returning that temporary buffer); a larger frame moves it to the heap.
+     */
+    private ByteBuffer buf = ByteBuffer.allocateDirect(INITIAL);
 
     /**
      * Takes the next complete frame out of what was read so far.

@@ -105,9 +105,21 @@ public enum MessageType {
      * @return the frame
      */
     public static Frame toFrame(ControlMessage message, long correlationId) {
+        return toFrame(message, correlationId, 0);
+    }
+
+    /**
+     * Encodes a message into a frame with header flags.
+     *
+     * @param message the message
+     * @param correlationId request id, or 0 for a notice
+     * @param flags the header flags ({@link Frame#FLAG_NODE_WOKE}, {@link Frame#FLAG_NODE_SLOW})
+     * @return the frame
+     */
+    public static Frame toFrame(ControlMessage message, long correlationId, int flags) {
         WireWriter w = new WireWriter();
         message.encode(w);
-        return new Frame(message.type().id, 0, correlationId, w.toByteArray());
+        return new Frame(message.type().id, flags, correlationId, w.toByteArray());
     }
 
     /**

@@ -115,6 +115,20 @@ final class ContextImpl implements CmiContext {
         return ts;
     }
 
+    /**
+     * {@link #enter(TraceFacility, String)} for a call about one subject: the trace line (and the
+     * subject's {@code toString}) is built only when the call is traced or refused, not on every
+     * call ({@code segStatus} in a loop spent about as long on it as the node on the request).
+     */
+    private ThreadState enter(TraceFacility facility, String call, Object subject) {
+        ThreadState ts = ThreadState.current();
+        if (ts.context != this || closed || tracer.enabled(facility, TraceLevel.DEBUG)) {
+            return enter(facility, call + " " + subject);
+        }
+        ts.lastError = null;
+        return ts;
+    }
+
     /** The association check for data-path calls ({@code atm_cas}, barriers): no ThreadLocal when cached. */
     private void checkThreadFast() {
         Thread t = Thread.currentThread();
@@ -290,7 +304,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public CmiSegment segFromId(long id) {
-        enter(TraceFacility.SEG, "seg_from_id " + id);
+        enter(TraceFacility.SEG, "seg_from_id", id);
         return segments.lookup(id);
     }
 
@@ -303,7 +317,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void segDt(CmiMapping mapping) {
-        enter(TraceFacility.SEG, "seg_dt " + mapping);
+        enter(TraceFacility.SEG, "seg_dt", mapping);
         mappings.detach(mapping);
     }
 
@@ -327,31 +341,31 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void segRemove(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RM) " + seg);
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RM)", seg);
         channel.call(new ControlMessage.SegRemove(own(Errors.checkNotNull(seg, "segment")).id()), Ok.class);
     }
 
     @Override
     public void segSetToken(CmiSegment imported, CmiToken token) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_TOKEN) " + imported);
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_TOKEN)", imported);
         sharing.segSetToken(imported, token);
     }
 
     @Override
     public SegStatus segStatus(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS) " + seg);
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS)", seg);
         return segmentCalls.segStatus(seg);
     }
 
     @Override
     public Optional<SegRange> segCheck(CmiSegment seg, long offset, long length) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_CHECK) " + seg);
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_CHECK)", seg);
         return segmentCalls.segCheck(seg, offset, length);
     }
 
     @Override
     public void segRecover(CmiSegment seg, long offset, long length) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RECO) " + seg);
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RECO)", seg);
         segmentCalls.segRecover(seg, offset, length);
         // The node's notice of the new ranges may come after its reply: this process's attaches
         // see the range consistent as soon as the call returns.
@@ -366,7 +380,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public SegInfo segInfo(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_INFO) " + seg);
+        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_INFO)", seg);
         return segmentCalls.segInfo(seg);
     }
 
@@ -374,13 +388,13 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public CmiToken tokNew(CmiSegment seg, NodeAddress node, Set<Access> access) {
-        enter(TraceFacility.TOK, "tok_new " + seg);
+        enter(TraceFacility.TOK, "tok_new", seg);
         return sharing.newToken(seg, node, access, 0, 0);
     }
 
     @Override
     public CmiToken tokNewRange(CmiSegment seg, long offset, long size, NodeAddress node, Set<Access> access) {
-        enter(TraceFacility.TOK, "tok_newva " + seg);
+        enter(TraceFacility.TOK, "tok_newva", seg);
         return sharing.tokNewRange(seg, offset, size, node, access);
     }
 
@@ -457,13 +471,13 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void ctlNodeCmapGet(long requestId) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_CMAP_GET) " + requestId);
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_CMAP_GET)", requestId);
         control.nodeCmapGet(requestId);
     }
 
     @Override
     public Reservation ctlMemReserve(long bytes) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE) " + bytes);
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE)", bytes);
         return control.memReserve(bytes);
     }
 
@@ -475,7 +489,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void ctlMemReserveSet(long key) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_SET) " + key);
+        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_SET)", key);
         channel.call(new ControlMessage.MemReserveSet(key), Ok.class);
     }
 
@@ -489,7 +503,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void enable(boolean on) {
-        ThreadState ts = enter(TraceFacility.MEM, "cmi_enb " + on);
+        ThreadState ts = enter(TraceFacility.MEM, "cmi_enb", on);
         ts.enabled = on;
         if (!on) {
             forgetEnabledThread();
@@ -568,7 +582,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void evtRet(CmiEvent event, EventReturn status) {
-        enter(TraceFacility.EVT, "evt_ret " + status);
+        enter(TraceFacility.EVT, "evt_ret", status);
         Errors.checkNotNull(status, "status");
         events.giveBack(event);
         if (status == EventReturn.ERROR) {

@@ -51,7 +51,7 @@ public final class NodeChannel implements AutoCloseable {
     private final SocketChannel channel;
     private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
     private final AtomicLong nextCorrelationId = new AtomicLong();
-    private final Map<Long, CompletableFuture<ControlMessage>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, PendingReply> pending = new ConcurrentHashMap<>();
     private final Thread reader;
     private final java.nio.channels.Selector selector;
     private final java.util.concurrent.locks.ReentrantLock readLock = new java.util.concurrent.locks.ReentrantLock();
@@ -59,6 +59,8 @@ public final class NodeChannel implements AutoCloseable {
     private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
     /** Guarded by {@link #readLock}. */
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
+    /** The callers' replies, counted after each call and moved into {@link #budget} under the read lock. */
+    private final ControlReplyCounts counts = new ControlReplyCounts();
     /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
     private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
         new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -204,7 +206,7 @@ public final class NodeChannel implements AutoCloseable {
             throw Errors.fail(CmiError.INIT, "connection to the node is closed: " + closedReason);
         }
         long id = nextCorrelationId.incrementAndGet();
-        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
+        PendingReply reply = new PendingReply();
         pending.put(id, reply);
         try {
             Frame frame = MessageType.toFrame(request, id);
@@ -214,12 +216,15 @@ public final class NodeChannel implements AutoCloseable {
             } finally {
                 writeLock.unlock();
             }
+            boolean missed = false;
             if (Thread.currentThread() == reader) {
                 readOwnReply(reply); // called by the listener: nobody else would read it
             } else {
-                pollForReply(reply);
+                missed = pollForReply(reply);
             }
-            return awaitReply(reply);
+            ControlMessage answer = awaitReply(reply);
+            counts.count(reply.nodeFlags, reply.caught, missed);
+            return answer;
         } catch (IOException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
         } catch (ExecutionException e) {
@@ -290,25 +295,28 @@ public final class NodeChannel implements AutoCloseable {
      * the reply costs no wake-up of the reader thread. The reader thread is woken only if it is
      * needed: this caller's reply did not come while it read, other callers wait for theirs, or
      * it queued notices that only the reader delivers ({@link ReaderStandby}).
+     *
+     * @return whether it polled and the reply did not come meanwhile (a miss, {@link ControlReplyCounts})
      */
-    private void pollForReply(CompletableFuture<ControlMessage> reply) throws IOException {
+    private boolean pollForReply(PendingReply reply) throws IOException {
         if (!readLock.tryLock()) {
             if (!readerReading) {
                 // Another caller reads (it wakes the reader if it leaves before our reply), or the
                 // reader polls for notices: either way the reader must not stand by on our reply.
                 standby.want();
-                return;
+                return false;
             }
             readLock.lock(); // the reader thread takes what the socket holds now, briefly; then we poll
         }
         boolean polled = false;
         try {
             if (reply.isDone()) {
-                return;
+                return false;
             }
+            counts.moveInto(budget);
             long limit = budget.budget();
             if (limit == 0 || !PollBudget.startPolling()) {
-                return;
+                return false;
             }
             try {
                 long start = System.nanoTime();
@@ -325,11 +333,15 @@ public final class NodeChannel implements AutoCloseable {
                     previous = now;
                     Thread.onSpinWait();
                 }
-                budget.polled(reply.isDone());
                 polled = true;
+                if (reply.isDone()) {
+                    reply.caught = true;
+                    budget.polled(true);
+                }
             } finally {
                 PollBudget.endPolling();
             }
+            return !reply.isDone();
         } catch (WireFormatException e) {
             throw new IOException(e.getMessage(), e);
         } finally {
@@ -373,8 +385,9 @@ public final class NodeChannel implements AutoCloseable {
             if (frame.correlationId() == 0) {
                 notices.add(message); // the reader thread hands it over (see deliverNotices)
             } else {
-                CompletableFuture<ControlMessage> f = pending.get(frame.correlationId());
+                PendingReply f = pending.get(frame.correlationId());
                 if (f != null) {
+                    f.nodeFlags = frame.flags();
                     f.complete(message);
                 }
             }
@@ -518,6 +531,25 @@ public final class NodeChannel implements AutoCloseable {
     /** @return replies their callers read themselves (for tests) */
     long ownReads() {
         return ownReads;
+    }
+
+    /** @return whether the callers' polls have been paying, by their hit rate alone (for tests) */
+    boolean callerPollsPay() {
+        readLock.lock();
+        try {
+            counts.moveInto(budget);
+            return budget.hitRateHigh();
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /** A caller's reply to come, its header flags, and whether its caller's poll took it ({@link ControlReplyCounts}). */
+    private static final class PendingReply extends CompletableFuture<ControlMessage> {
+        /** Written before {@link #complete}, read after the reply is taken. */
+        int nodeFlags;
+        /** Set by the caller when its poll found the reply in (counted as a hit then). */
+        boolean caught;
     }
 
     /** @return whether the reader thread stands by now (for tests) */

@@ -93,6 +93,11 @@ public final class PollBudget {
         return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended() && !(yieldToRunnable && crowded());
     }
 
+    /** @return whether at least half of the recent waits hit, whatever the load (for tests) */
+    boolean hitRateHigh() {
+        return hitRate >= ONE / 2;
+    }
+
     /**
      * Records how a poll ended.
      *

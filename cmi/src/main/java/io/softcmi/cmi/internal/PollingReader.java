@@ -25,17 +25,33 @@ import java.nio.channels.SocketChannel;
  * <p>A socket kept in non-blocking mode ({@link #PollingReader(SocketChannel, ReadyWait)}, the
  * node's control sockets) is never switched: after the poll the reader waits through the given
  * {@link ReadyWait} instead of a blocking read.
+ *
+ * <p><b>While traffic lasts</b> (data came within the last {@link #TRAFFIC_NANOS}) it polls for
+ * the full budget whatever its hit rate says, as the home's I/O loop does, unless the JVM's
+ * pollers back off or threads wait for a core ({@link PollBudget#crowded()}: a poll that does not
+ * pay would then take the core the peer needs to send the next message): a reader whose rate fell (a burst that began while it was parked, a
+ * preemption) would otherwise park after every request, and the peer, whose next message
+ * then waits for that wake-up, would see its own polls miss and block too, each end keeping the
+ * other in the slow mode. {@link #lastReadWaited()} tells the peer which replies paid a wake-up.
  */
 public final class PollingReader implements ReadableByteChannel {
     /** Longest a control-path reader polls. */
     public static final long MAX_POLL_NANOS = 50_000;
     /** Bytes one system call may read ahead of the caller. */
     public static final int BUFFER_BYTES = 8192;
+    /** Data this recent means traffic: the next read polls for the full budget whatever the hit rate. */
+    public static final long TRAFFIC_NANOS = 200_000;
     private final SocketChannel channel;
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     private final ReadyWait readyWait;
     /** Bytes read ahead, between position and limit. */
     private final ByteBuffer ahead = ByteBuffer.allocateDirect(BUFFER_BYTES).limit(0);
+    /** {@link System#nanoTime} of the last socket read that returned data. */
+    private long lastData = System.nanoTime() - TRAFFIC_NANOS;
+    /** Whether that read came after a blocking wait rather than from a poll. */
+    private boolean lastReadWaited;
+    /** Socket reads that polled (for tests). */
+    private long polls;
 
     /** Waits until a non-blocking socket has something to read. */
     @FunctionalInterface
@@ -92,7 +108,12 @@ public final class PollingReader implements ReadableByteChannel {
     private int readSocket(ByteBuffer dst) throws IOException {
         long start = System.nanoTime();
         long limit = budget.budget();
+        if (limit == 0 && start - lastData < TRAFFIC_NANOS && PollBudget.enabled() && !PollBudget.contended()
+                && !PollBudget.crowded()) {
+            limit = MAX_POLL_NANOS; // while traffic lasts (see the class comment)
+        }
         if (limit > 0 && PollBudget.startPolling()) {
+            polls++;
             try {
                 if (readyWait == null) {
                     channel.configureBlocking(false);
@@ -103,6 +124,8 @@ public final class PollingReader implements ReadableByteChannel {
                         int n = channel.read(dst);
                         if (n != 0) {
                             budget.polled(true);
+                            lastData = System.nanoTime();
+                            lastReadWaited = false;
                             return n;
                         }
                         long now = System.nanoTime();
@@ -122,18 +145,45 @@ public final class PollingReader implements ReadableByteChannel {
                 PollBudget.endPolling();
             }
         }
-        int n = readyWait == null ? channel.read(dst) : readWaiting(dst);
-        if (limit == 0) {
-            budget.blocked(System.nanoTime() - start); // would a poll have caught it?
+        boolean waited = true; // a blocking read may or may not have blocked: count it as a wait
+        int n;
+        if (readyWait == null) {
+            n = channel.read(dst);
+        } else {
+            n = channel.read(dst);
+            waited = n == 0;
+            if (waited) {
+                n = readWaiting(dst);
+            }
         }
+        long now = System.nanoTime();
+        if (limit == 0) {
+            budget.blocked(now - start); // would a poll have caught it?
+        }
+        lastData = now;
+        lastReadWaited = waited;
         return n;
+    }
+
+    /**
+     * @return whether the last read from the socket that returned data came after a blocking
+     *     wait (the thread parked) rather than from a poll: the node tells the process so in its
+     *     reply ({@link io.softcmi.wire.Frame#FLAG_NODE_WOKE})
+     */
+    public boolean lastReadWaited() {
+        return lastReadWaited;
+    }
+
+    /** @return socket reads that polled before blocking (for tests) */
+    long polls() {
+        return polls;
     }
 
     private int readWaiting(ByteBuffer dst) throws IOException {
         int n;
-        while ((n = channel.read(dst)) == 0) {
+        do {
             readyWait.awaitReadable();
-        }
+        } while ((n = channel.read(dst)) == 0);
         return n;
     }
 

@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * connection, served by one thread that polls it (so replies come within microseconds, as from
  * a daemon that polls) and answers every request with a {@link ControlMessage.LongsValue} of 16
  * fields. Notices handed to {@link #notice} are written before the next reply, or at once if no
- * request comes.
+ * request comes. It may instead answer each request late and with header flags
+ * ({@link #FakeNode(long, int)}, {@link #answer}), as a node that had parked or is slow to serve.
  */
 final class FakeNode implements AutoCloseable {
     private final Path dir;
@@ -29,12 +30,35 @@ final class FakeNode implements AutoCloseable {
     private final ConcurrentLinkedQueue<ControlMessage> notices = new ConcurrentLinkedQueue<>();
     private volatile boolean stop;
     private volatile long requests;
+    private volatile long replyDelayNanos;
+    private volatile int replyFlags;
 
     FakeNode() throws IOException {
+        this(0, 0);
+    }
+
+    /**
+     * @param replyDelayNanos how long after a request its reply is written
+     * @param replyFlags the header flags of every reply
+     */
+    FakeNode(long replyDelayNanos, int replyFlags) throws IOException {
+        this.replyDelayNanos = replyDelayNanos;
+        this.replyFlags = replyFlags;
         dir = Files.createTempDirectory("softcmi-fake-node");
         server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         server.bind(UnixDomainSocketAddress.of(dir.resolve(NodeChannel.SOCKET_NAME)));
         thread = Thread.ofPlatform().daemon().name("fake-node").start(this::serve);
+    }
+
+    /**
+     * Changes how the following requests are answered.
+     *
+     * @param delayNanos how long after a request its reply is written
+     * @param flags the header flags of every reply
+     */
+    void answer(long delayNanos, int flags) {
+        this.replyDelayNanos = delayNanos;
+        this.replyFlags = flags;
     }
 
     /** @return the node directory to connect to */
@@ -68,8 +92,11 @@ final class FakeNode implements AutoCloseable {
                     sendNotices(ch);
                     long[] v = new long[16];
                     v[0] = f.correlationId();
+                    if (replyDelayNanos > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(replyDelayNanos);
+                    }
                     requests++; // before the reply: its caller may look at once
-                    write(ch, MessageType.toFrame(new ControlMessage.LongsValue(v), f.correlationId()));
+                    write(ch, MessageType.toFrame(new ControlMessage.LongsValue(v), f.correlationId(), replyFlags));
                 }
             }
         } catch (IOException e) {

@@ -79,4 +79,62 @@ class PollingReaderTest {
             });
         }
     }
+
+    /**
+     * While traffic lasts (data within {@link PollingReader#TRAFFIC_NANOS}), a reader polls
+     * whatever its hit rate says: otherwise a daemon session whose rate fell parks after every
+     * request, and its process's polls then miss too. Over a Unix-domain socket pair whose data
+     * comes only when the reader waits (its {@code ReadyWait} writes it, late), so every poll misses.
+     */
+    @Test
+    void shouldPollWhileTrafficLastsWhateverTheHitRate() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("softcmi-polling-reader");
+        java.nio.file.Path path = dir.resolve("s");
+        try (ServerSocketChannel server = ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)
+                .bind(java.net.UnixDomainSocketAddress.of(path));
+                SocketChannel writer = SocketChannel.open(java.net.UnixDomainSocketAddress.of(path));
+                SocketChannel ch = server.accept()) {
+            ch.configureBlocking(false);
+            // Data 1 ms after the reader blocks: later than a poll, so no wait counts as a hit.
+            PollingReader in = new PollingReader(ch, () -> {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                writer.write(ByteBuffer.wrap(new byte[] {1}));
+            });
+            java.util.function.Supplier<PollBudget.LoadSample> machine = PollBudget.runnableSource;
+            PollBudget.runnableSource = () -> new PollBudget.LoadSample(0.1, 1); // no thread waits for a core
+            try {
+                for (int i = 0; i < 20; i++) {
+                    PollBudget.sampleRunnable();
+                }
+                readRightAfterDataPolls(in);
+            } finally {
+                PollBudget.runnableSource = machine;
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(path);
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
+    private static void readRightAfterDataPolls(PollingReader in) {
+        assertTimeoutPreemptively(BOUND, () -> {
+            for (int i = 0; i < 8; i++) { // no traffic: each read polls (while the rate allows) and misses
+                Thread.sleep(2);
+                assertEquals(1, in.read(ByteBuffer.allocate(1)));
+            }
+            Thread.sleep(2);
+            long before = in.polls();
+            assertEquals(1, in.read(ByteBuffer.allocate(1)));
+            assertEquals(before, in.polls(), "the misses lowered the hit rate: an idle reader blocks at once");
+            for (int i = 0; i < 3; i++) { // right after data: polls (three tries, in case this thread was preempted)
+                assertEquals(1, in.read(ByteBuffer.allocate(1)));
+            }
+            org.junit.jupiter.api.Assertions.assertTrue(in.polls() > before, "a read right after data did not poll");
+        });
+    }
 }
