@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One of the home's few data-path I/O threads (an agent, after Aeron's): it owns a selector and
  * every {@link DataConnection} handed to it, and serves all of them. When a pass finds nothing
  * to do it polls the selector for a {@link PollBudget} (only while requests have been arriving
- * within a few round trips, or within {@link #TRAFFIC_NANOS}, and never while the machine's
+ * within a few round trips, or within {@link PollBudget#TRAFFIC_NANOS}, and never while the machine's
  * cores are busy), longer while requests have been arriving at short intervals (the
  * {@link ArrivalWindow}, under the same load rules), then blocks in
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
@@ -26,12 +26,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class DataIoLoop implements Runnable {
     /** Longest the loop polls before it blocks, when requests arrive back to back. */
     static final long MAX_POLL_NANOS = 50_000;
-    /**
-     * A request this recent means traffic: the loop then polls for the full budget even when its
-     * hit rate says block (unless the cores are busy), so that clients whose own waits had
-     * fallen back to blocking find fast replies when they probe, and both ends poll again.
-     */
-    static final long TRAFFIC_NANOS = 200_000;
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final Selector selector;
     private final Queue<DataConnection> incoming = new ConcurrentLinkedQueue<>();
@@ -46,7 +40,7 @@ final class DataIoLoop implements Runnable {
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean running = true;
     /** {@link System#nanoTime()} of the last pass that found a socket ready. */
-    private long lastRequest = System.nanoTime() - TRAFFIC_NANOS;
+    private long lastRequest = System.nanoTime() - PollBudget.TRAFFIC_NANOS;
     private final Thread thread;
 
     DataIoLoop(String name, DataPathStats stats) throws IOException {
@@ -131,10 +125,9 @@ final class DataIoLoop implements Runnable {
      * short intervals ({@link ArrivalWindow}). @return ready keys, 0 if none came in time
      */
     private int poll(long start) throws IOException {
-        long limit = budget.budget();
-        if (limit == 0 && start - lastRequest < TRAFFIC_NANOS && !PollBudget.contended() && !PollBudget.crowded()) {
-            limit = MAX_POLL_NANOS; // see TRAFFIC_NANOS: two ends that both block never recover otherwise
-        }
+        // While requests keep coming, poll whatever the hit rate says (PollBudget.budgetWhileTraffic):
+        // clients whose own waits fell back to blocking then find fast replies when they probe.
+        long limit = budget.budgetWhileTraffic(start, lastRequest);
         long until = arrivals.pollUntil();
         if (until != 0 && until - start > limit) {
             limit = until - start;

@@ -47,6 +47,8 @@ public final class PollBudget {
     public static final String POLL_PROPERTY = "softcmi.poll";
     private static final boolean POLL = !"false".equals(System.getProperty(POLL_PROPERTY));
     private static final AtomicInteger POLLERS = new AtomicInteger();
+    /** A request or data this recent means traffic ({@link #budgetWhileTraffic}). */
+    public static final long TRAFFIC_NANOS = 200_000;
     /** Fixed-point one for {@link #hitRate}. */
     private static final int ONE = 1 << 16;
     private static volatile long contendedUntil;
@@ -81,6 +83,29 @@ public final class PollBudget {
             return maxNanos;
         }
         return 0;
+    }
+
+    /**
+     * {@link #budget()} for a waiter that serves a stream of requests (a home's data-path I/O
+     * loop, a node's control session; docs/architecture.md 7.5, "while traffic lasts"): while
+     * the last request came within {@link #TRAFFIC_NANOS}, it polls for the full budget even
+     * when its hit rate says block, unless polling is off, this JVM's pollers back off or
+     * threads wait for a core ({@link #crowded()}: a poll that does not pay would then take the
+     * core the peer needs to send the next request). A waiter whose rate fell (a burst that
+     * began while it was parked, a preemption) would otherwise block after every request, and
+     * its peer, whose next message waits for that wake-up, would see its own polls miss and
+     * block too: two ends that both block never find their way back to polling.
+     *
+     * @param now {@link System#nanoTime()} now
+     * @param lastTraffic {@link System#nanoTime()} of the last request (or data) the waiter got
+     * @return nanoseconds to poll before blocking, now; 0 to block at once
+     */
+    public long budgetWhileTraffic(long now, long lastTraffic) {
+        long limit = budget();
+        if (limit == 0 && now - lastTraffic < TRAFFIC_NANOS && POLL && maxNanos > 0 && !contended() && !crowded()) {
+            return maxNanos;
+        }
+        return limit;
     }
 
     /** @return whether polling is on ({@link #POLL_PROPERTY} not {@code false}) */

@@ -26,7 +26,7 @@ import java.nio.channels.SocketChannel;
  * node's control sockets) is never switched: after the poll the reader waits through the given
  * {@link ReadyWait} instead of a blocking read.
  *
- * <p><b>While traffic lasts</b> (data came within the last {@link #TRAFFIC_NANOS}) it polls for
+ * <p><b>While traffic lasts</b> (data came within the last {@link PollBudget#TRAFFIC_NANOS}) it polls for
  * the full budget whatever its hit rate says, as the home's I/O loop does, unless the JVM's
  * pollers back off or threads wait for a core ({@link PollBudget#crowded()}: a poll that does not
  * pay would then take the core the peer needs to send the next message): a reader whose rate fell (a burst that began while it was parked, a
@@ -39,15 +39,13 @@ public final class PollingReader implements ReadableByteChannel {
     public static final long MAX_POLL_NANOS = 50_000;
     /** Bytes one system call may read ahead of the caller. */
     public static final int BUFFER_BYTES = 8192;
-    /** Data this recent means traffic: the next read polls for the full budget whatever the hit rate. */
-    public static final long TRAFFIC_NANOS = 200_000;
     private final SocketChannel channel;
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     private final ReadyWait readyWait;
     /** Bytes read ahead, between position and limit. */
     private final ByteBuffer ahead = ByteBuffer.allocateDirect(BUFFER_BYTES).limit(0);
     /** {@link System#nanoTime} of the last socket read that returned data. */
-    private long lastData = System.nanoTime() - TRAFFIC_NANOS;
+    private long lastData = System.nanoTime() - PollBudget.TRAFFIC_NANOS;
     /** Whether that read came after a blocking wait rather than from a poll. */
     private boolean lastReadWaited;
     /** Socket reads that polled (for tests). */
@@ -107,11 +105,7 @@ public final class PollingReader implements ReadableByteChannel {
     /** One read from the socket, polling first. @return bytes read, at least 1, or -1 at the end */
     private int readSocket(ByteBuffer dst) throws IOException {
         long start = System.nanoTime();
-        long limit = budget.budget();
-        if (limit == 0 && start - lastData < TRAFFIC_NANOS && PollBudget.enabled() && !PollBudget.contended()
-                && !PollBudget.crowded()) {
-            limit = MAX_POLL_NANOS; // while traffic lasts (see the class comment)
-        }
+        long limit = budget.budgetWhileTraffic(start, lastData); // while traffic lasts (see the class comment)
         if (limit > 0 && PollBudget.startPolling()) {
             polls++;
             try {

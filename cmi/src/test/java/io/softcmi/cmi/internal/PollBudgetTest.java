@@ -83,6 +83,34 @@ class PollBudgetTest {
         assertEquals(15, countPolls(b, 15), "fast blocked waits bring polling back");
     }
 
+    @Test
+    void shouldPollForTheWholeBudgetWhileTrafficLastsWhateverTheHitRateUnlessCrowded() {
+        PollBudget b = new PollBudget(BUDGET, true);
+        for (int i = 0; i < 40; i++) {
+            b.polled(false);
+        }
+        assertFalse(b.paying(), "the misses put the rate below half");
+        long now = System.nanoTime();
+        int waits = 3 * PollBudget.PROBE_EVERY;
+        assertEquals(waits, countTrafficPolls(b, now, now - 1_000, waits), "a request 1 us ago: traffic, every wait polls");
+        assertEquals(3, countTrafficPolls(b, now, now - PollBudget.TRAFFIC_NANOS - 1, waits),
+            "no request within the traffic time: only the probes poll");
+        runnable(CORES + 2);
+        assertEquals(0, countTrafficPolls(b, now, now - 1_000, waits), "threads wait for a core: no poll, traffic or not");
+        runnable(1);
+        assertEquals(0, countTrafficPolls(new PollBudget(0, true), now, now - 1_000, waits), "a budget of 0 never polls");
+    }
+
+    private static int countTrafficPolls(PollBudget b, long now, long lastTraffic, int waits) {
+        int polls = 0;
+        for (int i = 0; i < waits; i++) {
+            long limit = b.budgetWhileTraffic(now, lastTraffic);
+            assertTrue(limit == 0 || limit == BUDGET, "the whole budget or nothing: " + limit);
+            polls += limit > 0 ? 1 : 0;
+        }
+        return polls;
+    }
+
     private static int countPolls(PollBudget b, int waits) {
         int polls = 0;
         for (int i = 0; i < waits; i++) {

@@ -81,7 +81,7 @@ class PollingReaderTest {
     }
 
     /**
-     * While traffic lasts (data within {@link PollingReader#TRAFFIC_NANOS}), a reader polls
+     * While traffic lasts (data within {@link PollBudget#TRAFFIC_NANOS}), a reader polls
      * whatever its hit rate says: otherwise a daemon session whose rate fell parks after every
      * request, and its process's polls then miss too. Over a Unix-domain socket pair whose data
      * comes only when the reader waits (its {@code ReadyWait} writes it, late), so every poll misses.
