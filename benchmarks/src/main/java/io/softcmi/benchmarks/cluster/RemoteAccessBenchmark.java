@@ -165,8 +165,9 @@ public final class RemoteAccessBenchmark {
             m.get(0, buf);
         }
         double getMbs = bulk * 1e3 / ((System.nanoTime() - t0) / 1e6) / 1.048576;
-        out.append(String.format(Locale.ROOT, "%nremote access, 2 daemons on loopback, %d ops each (after %d warm-up)%n",
-            ops, ops / 2));
+        out.append(String.format(Locale.ROOT,
+            "%nremote access, 2 daemons on loopback, %d ops each (after %d warm-up rounds of all three, then %d of each)%n",
+            ops, ops / 2, ops / 2));
         out.append(String.format(Locale.ROOT, "%-34s %10s %10s %12s%n", "operation", "p50 us", "p99 us", "p50 / raw"));
         row(out, "raw TCP ping-pong (" + REQUEST + "/" + REPLY + " B, polling)", raw, raw);
         row(out, "remote getLong", get, raw);
