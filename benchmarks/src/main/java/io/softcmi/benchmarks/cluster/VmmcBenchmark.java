@@ -37,6 +37,8 @@ import java.util.concurrent.TimeUnit;
  * of the same shape ({@link RawBidirStream}); then the large sizes (1, 2, 4 MiB) again in
  * {@code -Dbench.rounds} rounds (default 5; 0 skips them), raw and VMMC alternately in each round,
  * one-way and bidirectional, with each round's figures, the medians and the ratio of the medians.
+ * With {@code -Dbench.png=FILE}, the one-way and bidirectional sweeps are also drawn, VMMC beside
+ * its raw baseline, as a PNG ({@link LogLogPlot}).
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
@@ -107,6 +109,10 @@ public final class VmmcBenchmark {
                     vmmcP50, vmmcP99));
             }
 
+            List<double[]> vmmcOneWay = new ArrayList<>();
+            List<double[]> rawOneWay = new ArrayList<>();
+            List<double[]> vmmcBidir = new ArrayList<>();
+            List<double[]> rawBidir = new ArrayList<>();
             String bw = runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds, OnewayBandwidth.class.getName(),
                 Integer.toString(bwIters), "1", Integer.toString(1 << 20));
             out.append(String.format(Locale.ROOT, "%none-way bandwidth, at least %d messages and %.1f s per size%n",
@@ -118,6 +124,8 @@ public final class VmmcBenchmark {
                 double v = e.getValue().mbPerSecond();
                 long vCount = e.getValue().messages();
                 double[] r = rawStream(bytes, bwIters, seconds, children);
+                vmmcOneWay.add(new double[] {bytes, v});
+                rawOneWay.add(new double[] {bytes, r[0]});
                 out.append(String.format(Locale.ROOT, "%12d %14.2f %10s %14.2f %10d %8.2f%n", bytes, v,
                     vCount >= 0 ? Long.toString(vCount) : "?", r[0], (long) r[1], v / r[0]));
             }
@@ -132,10 +140,22 @@ public final class VmmcBenchmark {
             for (Map.Entry<Integer, VmmcBandwidth.Point> e : VmmcBandwidth.parse(bidir).entrySet()) {
                 double v = e.getValue().mbPerSecond();
                 double r = RawBidirStream.run(e.getKey(), bidirIters, children).mbPerSecond();
+                vmmcBidir.add(new double[] {e.getKey(), v});
+                rawBidir.add(new double[] {e.getKey(), r});
                 out.append(String.format(Locale.ROOT, "%12d %14.2f %14.2f %8.2f%n", e.getKey(), v, r, v / r));
             }
             System.out.print(out);
             out.setLength(0);
+            String png = System.getProperty("bench.png");
+            if (png != null) {
+                LogLogPlot.draw(List.of(
+                    new LogLogPlot.Panel("one-way bandwidth (MB/s)", "message size", LogLogPlot::bytes, 2, List.of(
+                        new LogLogPlot.Series("VMMC OnewayBandwidth", false, vmmcOneWay),
+                        new LogLogPlot.Series("raw TCP stream, 1-byte ack per chunk", true, rawOneWay))),
+                    new LogLogPlot.Panel("bidirectional bandwidth (MB/s, both directions)", "message size", LogLogPlot::bytes, 2,
+                        List.of(new LogLogPlot.Series("VMMC BidirBandwidth", false, vmmcBidir),
+                            new LogLogPlot.Series("raw TCP two-way stream", true, rawBidir)))), Path.of(png));
+            }
             if (rounds > 0) {
                 rounds(out, env, rounds, bwIters, bidirIters, seconds, children);
             }
