@@ -26,12 +26,6 @@ final class Exports {
     private static final int WORD = Vmmc.WORD;
     private static final int PAGE = Vmmc.PAGE;
 
-    /**
-     * In a directory record's flags: the buffer is its segment ({@link ExportHandle#direct}), so
-     * a sender writes a message's last word apart, after the rest ({@link Transfer#send}).
-     */
-    static final String DIRECT_MARK = "DIRECT";
-
     private final Vmmc v;
     private final Map<Integer, ExportHandle> byId = new ConcurrentHashMap<>();
 
@@ -97,7 +91,7 @@ final class Exports {
         v.receiver.bySegment.put(seg.id(), h);
         byId.put(rbufid, h);
         v.directory.publish(v.myHostName(), v.session.pid(), rbufid,
-            new Directory.Entry(nwords, flagNames(flags, direct != null), rh.toBytes(), token.toBytes()));
+            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes()));
         return h;
     }
 
@@ -111,14 +105,10 @@ final class Exports {
         return a.address() < b.address() + b.byteSize() && b.address() < a.address() + a.byteSize();
     }
 
-    /** The record's flag names; {@link #DIRECT_MARK} tells importers that the buffer is written in place. */
-    private static String flagNames(Set<BufFlag> flags, boolean direct) {
+    private static String flagNames(Set<BufFlag> flags) {
         StringBuilder sb = new StringBuilder();
         for (BufFlag f : flags) {
             sb.append(sb.isEmpty() ? "" : ",").append(f.name());
-        }
-        if (direct) {
-            sb.append(sb.isEmpty() ? "" : ",").append(DIRECT_MARK);
         }
         return sb.toString();
     }

@@ -17,12 +17,10 @@ public final class ImportHandle {
     final Set<BufFlag> flags;
     final CmiSegment segment;
     final CmiMapping mapping;
-    /** The exporter receives in place ({@link ExportHandle#direct}): a message's last word is sent apart, after the rest. */
-    final boolean direct;
     volatile boolean live = true;
 
     ImportHandle(Vmmc owner, ProcessId exporter, int rbufid, long proxyBuf, long nwords, Set<BufFlag> flags,
-            CmiSegment segment, CmiMapping mapping, boolean direct) {
+            CmiSegment segment, CmiMapping mapping) {
         this.owner = owner;
         this.exporter = exporter;
         this.rbufid = rbufid;
@@ -31,7 +29,6 @@ public final class ImportHandle {
         this.flags = flags;
         this.segment = segment;
         this.mapping = mapping;
-        this.direct = direct;
     }
 
     /** @return the DestSpace address of the buffer's first word ({@code proxyBuf} of {@code vmmc_ImportRecvBuf}) */

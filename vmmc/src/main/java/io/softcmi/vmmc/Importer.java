@@ -49,11 +49,8 @@ final class Importer {
         }
         Directory.Entry e = entry.get();
         Set<BufFlag> flags = EnumSet.noneOf(BufFlag.class);
-        boolean direct = false;
         for (String f : e.flags().split(",")) {
-            if (f.trim().equals(Exports.DIRECT_MARK)) {
-                direct = true;
-            } else if (!f.isBlank()) {
+            if (!f.isBlank()) {
                 flags.add(BufFlag.valueOf(f.trim()));
             }
         }
@@ -67,7 +64,7 @@ final class Importer {
         } catch (CmiException | io.softcmi.cmi.CmiAccessException x) {
             throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid + ": " + x.getMessage());
         }
-        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m, direct);
+        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m);
         v.destSpace.add(h);
         return h;
     }

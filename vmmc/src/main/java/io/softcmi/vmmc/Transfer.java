@@ -1,7 +1,6 @@
 package io.softcmi.vmmc;
 
 import io.softcmi.cmi.notify.Notifications;
-import io.softcmi.cmi.notify.PendingPut;
 import java.lang.foreign.MemorySegment;
 
 /** One checked SendData/GetData: the import, the byte offset in its segment and the local memory. */
@@ -65,15 +64,11 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
      * them). With {@link SendWindow} enabled, {@link Mode#PIPELINED} and {@link Mode#AFTER_EARLIER}
      * return once both are written to the network (the manual: SendData and SendDataNotify return
      * after the message is transferred to the network); otherwise the earlier pipelined sends are
-     * waited for first, then this one. To a direct buffer ({@link ImportHandle#direct}) a message
-     * of more than one word goes as two stores, all words but the last, then the last one with
-     * the message's notification: the home writes the first store's bytes straight into the
-     * receiver's memory, in an order the receiver cannot rely on (a kernel copy), and only the
-     * second store, served after the first is complete, makes the last word visible, so a
-     * receiver polling the last word of a message sees the whole message.
+     * waited for first, then this one.
      */
     void send(boolean notify, Mode mode) {
         try {
+            MemorySegment src = local.asSlice(0, nwords * Vmmc.WORD);
             long value = Receiver.encode(offset / Vmmc.WORD, nwords, notify);
             SendWindow w = vmmc.window;
             if (mode != Mode.SYNCHRONOUS && SendWindow.enabled()) {
@@ -82,74 +77,17 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
                 } else {
                     w.drainOrThrow();
                 }
-                w.add(lastWordApart() ? new BothPuts(put(0, nwords - 1, false, true), put(nwords - 1, 1, notify, true))
-                    : Notifications.putAndNotifyPipelined(imp.mapping, offset, local.asSlice(0, nwords * Vmmc.WORD), 0, value));
+                w.add(Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value));
                 return;
             }
             w.drainOrThrow();
-            // One round trip to a remote home for a message of up to 1 MiB (two to a direct buffer).
-            if (lastWordApart()) {
-                put(0, nwords - 1, false, false);
-                put(nwords - 1, 1, notify, false);
-            } else {
-                Notifications.putAndNotify(imp.mapping, offset, local.asSlice(0, nwords * Vmmc.WORD), 0, value);
-            }
+            // One round trip to a remote home for a message of up to 1 MiB.
+            Notifications.putAndNotify(imp.mapping, offset, src, 0, value);
         } catch (RuntimeException e) {
             if (e instanceof VmmcException v) {
                 throw v;
             }
             throw Vmmc.fromCmi(e, "SendData");
-        }
-    }
-
-    private boolean lastWordApart() {
-        return imp.direct && nwords > 1;
-    }
-
-    /**
-     * One store of a message sent in two ({@link #lastWordApart}): {@code words} of its words from
-     * word {@code first} on, and a notification for them.
-     *
-     * @return the pending outcome when {@code pipelined}, else null (the call waited for it)
-     */
-    private PendingPut put(long first, long words, boolean notify, boolean pipelined) {
-        MemorySegment src = local.asSlice(first * Vmmc.WORD, words * Vmmc.WORD);
-        long value = Receiver.encode(offset / Vmmc.WORD + first, words, notify);
-        if (pipelined) {
-            return Notifications.putAndNotifyPipelined(imp.mapping, offset + first * Vmmc.WORD, src, 0, value);
-        }
-        Notifications.putAndNotify(imp.mapping, offset + first * Vmmc.WORD, src, 0, value);
-        return null;
-    }
-
-    /** The two stores of one message, awaited as one ({@link SendWindow} counts messages). */
-    private record BothPuts(PendingPut body, PendingPut last) implements PendingPut {
-        @Override
-        public boolean done() {
-            return body.done() && last.done();
-        }
-
-        @Override
-        public void await() {
-            RuntimeException first = null;
-            try {
-                body.await();
-            } catch (RuntimeException e) {
-                first = e;
-            }
-            try {
-                last.await();
-            } catch (RuntimeException e) {
-                first = first != null ? first : e;
-            }
-            if (first != null) {
-                throw first;
-            }
-        }
-
-        @Override
-        public long creatorBacklog() {
-            return Math.max(body.creatorBacklog(), last.creatorBacklog());
         }
     }
 
