@@ -22,7 +22,9 @@ import java.nio.channels.SocketChannel;
  * non-blocking state machine owned by one {@link DataIoLoop}. Each time the socket is ready it
  * serves every complete request in its input, in arrival order, batching the replies into one
  * write. Bulk data never passes through its buffers: a large store is read straight into the
- * segment's mapping, a large read is written straight from it.
+ * segment's mapping, a large read is written straight from it. A store's last word
+ * ({@link #LAST_WORD} bytes) is written after the rest of it, so a reader polling the last word
+ * of a message sees the whole message.
  *
  * <p>Back-pressure instead of spinning: while replies cannot be written (the client does not
  * read), the connection stops reading requests and waits for the socket to become writable, so
@@ -50,6 +52,11 @@ final class DataConnection {
     static final int OUT_CAPACITY = 64 * 1024;
     /** Reads up to this size are copied into the output buffer; larger ones are written from the mapping. */
     static final int INLINE_READ = 8 * 1024;
+    /**
+     * A store of more than this many bytes has its last this-many bytes written after the rest
+     * ({@link #lastWordIn}): a reader polling the last word of a message sees the whole message.
+     */
+    static final int LAST_WORD = 4;
 
     private final SocketChannel channel;
     /** The TLS layer over {@link #channel}, or null. */
@@ -76,8 +83,17 @@ final class DataConnection {
     private boolean held;
     /** A large read's payload still to be written after {@link #out}. */
     private ByteBuffer bulkOut;
-    /** A store's payload still to be read straight into the mapping. */
+    /** A store's payload still to be read straight into the mapping (all but its last word). */
     private ByteBuffer bulkIn;
+    /**
+     * The last word of the store {@link #bulkIn} is reading, collected apart and written after
+     * the rest: the kernel's copy into the mapping may make its stores visible to other cores in
+     * any order (x86 fast-string stores), a plain store after it is seen after all of them.
+     */
+    private final ByteBuffer lastWordIn = ByteBuffer.allocateDirect(LAST_WORD);
+    private final MemorySegment lastWordSegment = MemorySegment.ofBuffer(lastWordIn);
+    /** Where {@link #lastWordIn} goes (empty for a store of at most one word). */
+    private MemorySegment lastWordTarget;
     private long bulkInRequest;
     /** Status of the latest reply: an {@code OP_NOTIFY} with {@code FLAG_AFTER_OK} is dropped unless OK. */
     private byte lastStatus = DataProtocol.STATUS_OK;
@@ -210,10 +226,15 @@ final class DataConnection {
     /** Reads the rest of a store's payload into the mapping, or drops a refused one. @return false on EOF */
     private boolean readPayload() throws IOException {
         if (bulkIn != null) {
-            if (io.read(bulkIn) < 0) {
+            if (bulkIn.hasRemaining() && io.read(bulkIn) < 0) {
                 return false;
             }
-            if (!bulkIn.hasRemaining()) {
+            if (!bulkIn.hasRemaining() && lastWordIn.hasRemaining() && io.read(lastWordIn) < 0) {
+                return false;
+            }
+            if (!bulkIn.hasRemaining() && !lastWordIn.hasRemaining()) {
+                VarHandle.storeStoreFence();
+                MemorySegment.copy(lastWordSegment, 0, lastWordTarget, 0, lastWordTarget.byteSize());
                 access.coherence().wrote(bulkInSegment, CoherenceDirectory.NO_CACHE, clientNode, bulkInOffset,
                     bulkInLength);
                 access.writes().finished(this, bulkInSegment, bulkInOffset + bulkInLength);
@@ -364,8 +385,14 @@ final class DataConnection {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
             return;
         }
+        // All but the last word first; the last word after them (LAST_WORD).
+        int body = payload > LAST_WORD ? payload - LAST_WORD : payload;
         try {
-            MemorySegment.copy(inSegment, start, target, 0, here);
+            MemorySegment.copy(inSegment, start, target, 0, Math.min(here, body));
+            if (here == payload && body < payload) {
+                VarHandle.storeStoreFence();
+                MemorySegment.copy(inSegment, start + body, target, body, payload - body);
+            }
         } catch (IllegalStateException unmapped) {
             discard = payload - here;
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
@@ -386,7 +413,12 @@ final class DataConnection {
             reply(DataProtocol.STATUS_OK, requestId, 0);
         } else {
             access.writes().started(this, writer, segmentId, offset, offset + payload);
-            bulkIn = target.asSlice(here).asByteBuffer();
+            lastWordIn.clear().limit(payload - body);
+            for (int k = body; k < here; k++) { // the last word's bytes that came with the header
+                lastWordIn.put(in.get(start + k));
+            }
+            lastWordTarget = target.asSlice(body, payload - body);
+            bulkIn = target.asSlice(Math.min(here, body), body - Math.min(here, body)).asByteBuffer();
             bulkInRequest = requestId;
             bulkInSegment = segmentId;
             bulkInOffset = offset;

@@ -324,6 +324,46 @@ class CrossNodeNotificationTest {
     }
 
     @Test
+    void shouldPipelinePutAndNotifyLargerThanOneRequestAndKeepTheOrder() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        long size = (5L << 20) + PAGE; // two stores of 2.5 MiB: three chunks each
+        Shared s = share(creator, size, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
+        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
+        long half = 5L << 19;
+        java.lang.foreign.MemorySegment src = java.lang.foreign.Arena.ofAuto().allocate(2 * half, 8);
+        for (long k = 0; k < 2 * half; k += 8) {
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, k, k + 1);
+        }
+        sender.run(c -> {
+            // both written before either is answered; awaited afterwards
+            io.softcmi.cmi.notify.PendingPut first = Notifications.putAndNotifyPipelined(m, PAGE, src.asSlice(0, half), 0, 1);
+            io.softcmi.cmi.notify.PendingPut second = Notifications.putAndNotifyPipelined(m, PAGE + half, src.asSlice(half, half), 8, 2);
+            // Nobody has read the connection since (its replies are read by a waiter): a store of
+            // more than one request was not made synchronously.
+            org.junit.jupiter.api.Assertions.assertFalse(first.done(), "returned before the home's replies were read");
+            first.await();
+            second.await();
+        });
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        takeOne(inbox, s.segment(), 0, 1);
+        takeOne(inbox, s.segment(), 8, 2);
+        for (long k : new long[] {0, (1L << 20) - 8, 1L << 20, half - 8, half, 2 * half - 8}) {
+            assertEquals(k + 1, (long) creator.<Long>call(c -> s.mapping().getLong(PAGE + k)), "word at " + k);
+        }
+
+        creator.run(c -> c.tokDel(CmiToken.fromBytes(tokenBytes)));
+        sender.run(c -> {
+            io.softcmi.cmi.notify.PendingPut p = Notifications.putAndNotifyPipelined(m, PAGE, src.asSlice(half, half), 0, 3);
+            CmiAccessException e = assertThrows(CmiAccessException.class, p::await);
+            assertEquals(CmiAccessError.TOKEN, e.accessError(), "every chunk is refused with the deleted token");
+        });
+        assertNull(inbox.take(Duration.ofMillis(200)), "no notification about a store that failed");
+        assertEquals(1L, (long) creator.<Long>call(c -> s.mapping().getLong(PAGE)), "nothing was stored");
+    }
+
+    @Test
     void shouldDeliverNoNotificationWhenTheStoreOfPutAndNotifyFails() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");

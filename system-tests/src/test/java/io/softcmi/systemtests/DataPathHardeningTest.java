@@ -169,6 +169,61 @@ class DataPathHardeningTest {
         }
     }
 
+    @Test
+    void shouldStoreEveryByteOfAPutWhosePayloadArrivesInPieces() throws Exception {
+        ContextThread owner = cluster.context(home);
+        int size = 256 * 1024;
+        CmiMapping[] mapping = new CmiMapping[1];
+        byte[][] shared = owner.call(c -> {
+            CmiSegment s = c.segGet(size, Set.of());
+            c.enable(true);
+            mapping[0] = c.segAt(s, Set.of());
+            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
+                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
+        });
+        RemoteSegmentHandleImpl h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(shared[0]);
+        io.softcmi.cmi.internal.TokenImpl t = (io.softcmi.cmi.internal.TokenImpl) CmiToken.fromBytes(shared[1]);
+        byte[] ticket = RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(other));
+        // The home writes a store's last word after the rest (DataConnection.LAST_WORD): its bytes
+        // may come with the header, apart, or partly with it; stores of one word or less have none.
+        int[] lengths = {3, 4, 5, 8, 13, 4096, 100_003, 200_000};
+        int[] withheld = {0, 1, 2, 4, 5, 9, 70_000};
+        long offset = 0;
+        int request = 0;
+        try (RawDataClient raw = RawDataClient.open(ClusterNodes.port(home), ticket, cluster.clusterKey())) {
+            for (int length : lengths) {
+                for (int held : withheld) {
+                    if (held > length || offset + length > size) {
+                        continue;
+                    }
+                    byte[] payload = new byte[length];
+                    new java.util.Random(offset).nextBytes(payload);
+                    ByteBuffer b = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER + length).order(ByteOrder.LITTLE_ENDIAN);
+                    DataProtocol.writeRequest(b, DataProtocol.OP_PUT, ++request, h.segmentId(), t.tokenId(), t.secretHi(),
+                        t.secretLo(), offset, length, 0, length);
+                    b.put(payload);
+                    byte[] frame = b.array();
+                    raw.send(java.util.Arrays.copyOf(frame, frame.length - held));
+                    if (held > 0) {
+                        Thread.sleep(20); // the home serves what came, then waits for the rest
+                        raw.send(java.util.Arrays.copyOfRange(frame, frame.length - held, frame.length));
+                    }
+                    RawDataClient.Reply r = raw.readReply();
+                    String what = length + " bytes at " + offset + ", last " + held + " apart";
+                    assertEquals(0, r.status(), what);
+                    long at = offset;
+                    byte[] stored = owner.call(c -> {
+                        byte[] got = new byte[length];
+                        mapping[0].get(at, got, 0, length);
+                        return got;
+                    });
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(payload, stored, what);
+                    offset += length;
+                }
+            }
+        }
+    }
+
     /** User+system CPU ticks of the home's data-path I/O threads. */
     private static long ioThreadCpuTicks(long pid) throws IOException {
         long total = 0;

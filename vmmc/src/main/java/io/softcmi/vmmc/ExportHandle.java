@@ -23,6 +23,11 @@ public final class ExportHandle {
     final CmiMapping mapping;
     final RemoteSegmentHandle remote;
     final CmiToken token;
+    /**
+     * The buffer is its segment's memory ({@link ReceiveMemory}): messages arrive in it with no
+     * copy, and unexporting leaves the segment (the caller's memory) in place.
+     */
+    final boolean direct;
     volatile boolean live = true;
 
     // Redirection (guarded by this): a posted window, and what the delivery thread redirected into it.
@@ -37,7 +42,7 @@ public final class ExportHandle {
     volatile long dataEnd = VmmcResult.NO_SUCH_ERROR.code();
 
     ExportHandle(Vmmc owner, int rbufid, MemorySegment buf, long nwords, VmmcCallback proc, Set<BufFlag> flags,
-            CmiSegment segment, CmiMapping mapping, RemoteSegmentHandle remote, CmiToken token) {
+            CmiSegment segment, CmiMapping mapping, RemoteSegmentHandle remote, CmiToken token, boolean direct) {
         this.owner = owner;
         this.rbufid = rbufid;
         this.buf = buf;
@@ -48,6 +53,7 @@ public final class ExportHandle {
         this.mapping = mapping;
         this.remote = remote;
         this.token = token;
+        this.direct = direct;
     }
 
     /** @return the receive buffer id given at export */
@@ -67,6 +73,7 @@ public final class ExportHandle {
 
     @Override
     public String toString() {
-        return "ExportHandle[rbufid=" + rbufid + ", nwords=" + nwords + ", flags=" + flags + (live ? "" : ", unexported") + "]";
+        return "ExportHandle[rbufid=" + rbufid + ", nwords=" + nwords + ", flags=" + flags + (direct ? ", direct" : "")
+            + (live ? "" : ", unexported") + "]";
     }
 }

@@ -65,18 +65,29 @@ final class Exports {
         }
         Set<Access> access = flags.contains(BufFlag.READ_ONLY) ? EnumSet.of(Access.READ)
             : flags.contains(BufFlag.WRITE_ONLY) ? EnumSet.of(Access.WRITE) : EnumSet.of(Access.READ, Access.WRITE);
-        long bytes = (nwords * WORD + 8 + PAGE - 1) / PAGE * PAGE;
+        // A non-redirectable buffer at the start of allocate()'s memory is its segment: messages
+        // land in it directly. Redirection needs the copy (a redirected word must not reach the
+        // buffer), so a REDIRECTABLE buffer always gets a segment of its own.
+        ReceiveMemory.Backing direct = flags.contains(BufFlag.REDIRECTABLE) ? null : v.memory.backing(buf, nwords * WORD);
         CmiSegment seg;
-        try {
-            seg = v.ctx.segGet(bytes, Set.of());
-        } catch (CmiException e) {
-            throw new VmmcException(VmmcResult.NO_MEM, e.getMessage());
+        CmiMapping m;
+        if (direct != null) {
+            seg = direct.segment();
+            m = direct.mapping();
+        } else {
+            long bytes = (nwords * WORD + 8 + PAGE - 1) / PAGE * PAGE;
+            try {
+                seg = v.ctx.segGet(bytes, Set.of());
+            } catch (CmiException e) {
+                throw new VmmcException(VmmcResult.NO_MEM, e.getMessage());
+            }
+            m = v.ctx.segAt(seg, Set.of());
+            m.put(0, buf.asSlice(0, nwords * WORD));
         }
-        CmiMapping m = v.ctx.segAt(seg, Set.of());
-        m.put(0, buf.asSlice(0, nwords * WORD));
         RemoteSegmentHandle rh = v.ctx.segExp(seg, EnumSet.of(ExportAttr.WRITE_THROUGH));
         CmiToken token = v.ctx.tokNew(seg, NodeAddress.ANY, access);
-        ExportHandle h = new ExportHandle(v, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token);
+        ExportHandle h = new ExportHandle(v, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token,
+            direct != null);
         v.receiver.bySegment.put(seg.id(), h);
         byId.put(rbufid, h);
         v.directory.publish(v.myHostName(), v.session.pid(), rbufid,
@@ -115,8 +126,10 @@ final class Exports {
         try {
             v.ctx.tokDel(h.token);
             v.ctx.rsegDel(h.remote);
-            v.ctx.segDt(h.mapping);
-            v.ctx.segRemove(h.segment);
+            if (!h.direct) { // a direct buffer's segment is the caller's memory: it stays until close
+                v.ctx.segDt(h.mapping);
+                v.ctx.segRemove(h.segment);
+            }
         } catch (CmiException e) {
             v.debug("unexport cleanup: " + e.getMessage());
         }

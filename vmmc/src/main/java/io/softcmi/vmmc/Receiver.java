@@ -16,7 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * notification (on the same mapping and thread, so it arrives after the data). The context's
  * control reader thread runs {@link #onNotification} as an inline notification handler
  * ({@code io.softcmi.cmi.notify}), one at a time: it copies the message's words from the segment into the exported user buffer
- * (or, for a posted redirection, into the user's redirection buffer), records DataEnd, and then
+ * (or, for a posted redirection, into the user's redirection buffer; a direct buffer,
+ * {@link ExportHandle#direct}, is the segment and gets no copy), records DataEnd, and then
  * runs the buffer's VMMC handler unless notifications are blocked, in which case the call is
  * queued and run, in order, when they are unblocked.
  */
@@ -73,7 +74,8 @@ final class Receiver {
         MemorySegment lastTarget = e.buf;
         long lastTargetWord = start + count - 1;
         boolean redirectedThisMessage = false;
-        for (long s = start; s < start + count; s += CHUNK_WORDS) {
+        // A direct buffer is the segment: the home put the words there, nothing to copy.
+        for (long s = start; !e.direct && s < start + count; s += CHUNK_WORDS) {
             long end = Math.min(start + count, s + CHUNK_WORDS);
             synchronized (e) {
                 if (e.redirPosted && !e.redirDone) {

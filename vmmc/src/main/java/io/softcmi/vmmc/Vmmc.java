@@ -37,6 +37,8 @@ public final class Vmmc implements AutoCloseable {
     final Receiver receiver;
     final DestSpace destSpace;
     final Async async;
+    /** What {@link #allocate} hands out: segments a receive buffer can be exported from without a copy. */
+    final ReceiveMemory memory;
     final SendWindow window = new SendWindow();
     private final CmiMapping wakeMapping;
     private final Exports exports = new Exports(this);
@@ -64,6 +66,7 @@ public final class Vmmc implements AutoCloseable {
             session.pid(directory.registerNext(session.me().name()));
         }
         this.async = new Async(this);
+        this.memory = new ReceiveMemory(ctx, async.arena);
     }
 
     /**
@@ -167,7 +170,9 @@ public final class Vmmc implements AutoCloseable {
 
     /**
      * Memory a receive buffer can live in: page aligned, zeroed, {@code nwords} words, freed when
-     * this endpoint closes.
+     * this endpoint closes. It is the mapping of a CMI segment of this node ({@link ReceiveMemory}):
+     * a buffer exported from its start receives messages straight into it, without the copy a
+     * buffer elsewhere costs on every message (unless it is {@link BufFlag#REDIRECTABLE}).
      *
      * @param nwords the size in words
      * @return the memory
@@ -178,7 +183,7 @@ public final class Vmmc implements AutoCloseable {
             throw new VmmcException(VmmcResult.BAD_SIZE, "nwords " + nwords);
         }
         try {
-            return async.arena.allocate(nwords * WORD, PAGE);
+            return memory.allocate(nwords * WORD, PAGE);
         } catch (OutOfMemoryError | IllegalArgumentException e) {
             throw new VmmcException(VmmcResult.NO_MEM, nwords + " words");
         }

@@ -51,6 +51,27 @@ final class Endpoint implements AutoCloseable {
         });
     }
 
+    /**
+     * Sets the properties a test class's endpoints join their session with: the embedded node,
+     * the session's share directory, name and hosts, and a 2 s import timeout.
+     */
+    static void useSession(java.nio.file.Path share, String session, String hosts) {
+        System.clearProperty("softcmi.node");
+        System.setProperty("vmmc.share", share.toString());
+        System.setProperty("vmmc.session", session);
+        System.setProperty("vmmc.hosts", hosts);
+        System.setProperty("vmmc.importTimeoutMs", "2000");
+    }
+
+    /** Closes the endpoints that were started, last first. */
+    static void closeAll(Endpoint... endpoints) {
+        for (int i = endpoints.length - 1; i >= 0; i--) {
+            if (endpoints[i] != null) {
+                endpoints[i].close();
+            }
+        }
+    }
+
     @Override
     public void close() {
         try {

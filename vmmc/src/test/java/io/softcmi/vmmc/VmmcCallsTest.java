@@ -32,23 +32,14 @@ class VmmcCallsTest {
 
     @BeforeAll
     static void start() {
-        System.clearProperty("softcmi.node");
-        System.setProperty("vmmc.share", share.toString());
-        System.setProperty("vmmc.session", "calls");
-        System.setProperty("vmmc.hosts", "alpha,beta");
-        System.setProperty("vmmc.importTimeoutMs", "2000");
+        Endpoint.useSession(share, "calls", "alpha,beta");
         rx = new Endpoint("rx");
         tx = new Endpoint("tx");
     }
 
     @AfterAll
     static void stop() {
-        if (tx != null) {
-            tx.close();
-        }
-        if (rx != null) {
-            rx.close();
-        }
+        Endpoint.closeAll(rx, tx);
     }
 
     static VmmcResult code(Runnable r) {

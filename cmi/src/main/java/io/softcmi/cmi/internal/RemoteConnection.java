@@ -331,22 +331,42 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /**
-     * The sending half of {@link #putThenNotify} for a store of 1 byte to {@link DataProtocol#MAX_PAYLOAD}:
-     * both requests written in one write under the send lock ({@code src} is in the socket when
-     * this returns), nobody waiting yet. Their replies are read by whoever reads the connection
+     * The sending half of {@link #putThenNotify}, nobody waiting yet: the store, then the
+     * notification, written under the send lock ({@code src} is in the socket when this returns).
+     * A store of up to {@link DataProtocol#MAX_PAYLOAD} bytes is one request, written in one write
+     * with the notification; a larger one is sent in chunks of that size as {@link #put} sends
+     * them (each naming the store's end), but all at once, the notification in the write of the
+     * last chunk, so that consecutive pipelined stores keep the connection busy instead of
+     * waiting for each other's replies. The home serves a connection's requests in order and
+     * drops the notification unless the request just before it, the last chunk, succeeded; the
+     * chunks share their token and segment, so a refusal of one (a deleted token, a reclaimed
+     * segment) is a refusal of the last. Their replies are read by whoever reads the connection
      * next (a waiter, or a writer whose socket is full), so they never pile up unread.
      *
      * @param waitersOffset the waiters word of {@link DataProtocol#FLAG_IF_WAITING}, or -1 for an unconditional notification
-     * @return the store's and the notification's calls, for {@link #finishPutThenNotify}
+     * @return the chunks' calls and then the notification's, for {@link #finishPutThenNotify}
      */
     Call[] startPutThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
             long waitersOffset, long deadline) {
+        long length = src.byteSize();
+        int chunks = (int) Math.max(1, (length + DataProtocol.MAX_PAYLOAD - 1) / DataProtocol.MAX_PAYLOAD);
+        Call[] calls = new Call[chunks + 1];
+        for (int k = 0; k < chunks - 1; k++) {
+            long at = (long) k * DataProtocol.MAX_PAYLOAD;
+            calls[k] = new Call();
+            writer.sendPayload(calls[k], DataProtocol.OP_PUT, segmentId, token, offset + at, DataProtocol.MAX_PAYLOAD,
+                offset + length, src.asSlice(at, DataProtocol.MAX_PAYLOAD), deadline);
+        }
+        long at = (long) (chunks - 1) * DataProtocol.MAX_PAYLOAD;
         Call store = new Call();
         Call notice = new Call();
         notice.flags = noticeFlags(waitersOffset);
-        writer.sendPayloadThenRequest(store, DataProtocol.OP_PUT, segmentId, token, offset, src.byteSize(), 0, src,
-            notice, DataProtocol.OP_NOTIFY, notifyOffset, value, Math.max(0, waitersOffset), deadline);
-        return new Call[] {store, notice};
+        writer.sendPayloadThenRequest(store, DataProtocol.OP_PUT, segmentId, token, offset + at, length - at,
+            chunks > 1 ? offset + length : 0, src.asSlice(at), notice, DataProtocol.OP_NOTIFY, notifyOffset, value,
+            Math.max(0, waitersOffset), deadline);
+        calls[chunks - 1] = store;
+        calls[chunks] = notice;
+        return calls;
     }
 
     /** The flags of a notification sent right after its store: only if it landed, and only if someone waits (offset >= 0). */
@@ -354,11 +374,16 @@ final class RemoteConnection implements AutoCloseable {
         return (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
     }
 
-    /** Waits for both calls of {@link #startPutThenNotify}. @return the store's status if it failed, else the notification's */
+    /** Waits for every call of {@link #startPutThenNotify}. @return the first failed store's status, else the notification's */
     int finishPutThenNotify(Call[] calls, long deadline) {
-        await(calls[0], deadline);
-        await(calls[1], deadline);
-        return calls[0].status != 0 ? calls[0].status : calls[1].status;
+        int status = 0;
+        for (Call c : calls) {
+            await(c, deadline);
+            if (status == 0 && c != calls[calls.length - 1]) {
+                status = c.status;
+            }
+        }
+        return status != 0 ? status : calls[calls.length - 1].status;
     }
 
     /**

@@ -357,21 +357,22 @@ final class RemoteMapping implements CmiMapping {
     }
 
     /**
-     * {@link #putThenNotify} without waiting for the replies, where it is one request pair on one
-     * connection of an uncached import (see {@code Notifications.putAndNotifyPipelined}).
+     * {@link #putThenNotify} without waiting for the replies, on an uncached import whose store
+     * and notification go to one home connection: one request pair, or for a store larger than
+     * one request its chunks and the notification (see {@code Notifications.putAndNotifyPipelined}).
      *
      * @return the pending outcome, or null if this mapping cannot pipeline it (the caller then
      *         makes the synchronous call)
      */
     io.softcmi.cmi.notify.PendingPut startPutThenNotify(long off, MemorySegment src, long notifyOffset, long value) {
         long length = src.byteSize();
-        if (cache != null || length == 0 || length > DataProtocol.MAX_PAYLOAD) {
+        if (cache != null || length == 0) {
             return null;
         }
         TokenImpl t = check(off, length, true);
         check(notifyOffset, 8, true);
         RemoteConnection c = connection(off);
-        if (c != connection(notifyOffset)) {
+        if (c != connection(notifyOffset) || c != connection(off + length - 1)) {
             return null;
         }
         RemoteConnection.Call[] calls = c.startPutThenNotify(homeSegmentId, t, off, src, notifyOffset, value, -1,
@@ -379,7 +380,12 @@ final class RemoteMapping implements CmiMapping {
         return new io.softcmi.cmi.notify.PendingPut() {
             @Override
             public boolean done() {
-                return calls[0].done && calls[1].done;
+                for (RemoteConnection.Call k : calls) {
+                    if (!k.done) {
+                        return false;
+                    }
+                }
+                return true;
             }
 
             @Override
@@ -389,7 +395,8 @@ final class RemoteMapping implements CmiMapping {
 
             @Override
             public long creatorBacklog() {
-                return calls[1].done ? Math.max(0, calls[1].value) : 0;
+                RemoteConnection.Call notice = calls[calls.length - 1];
+                return notice.done ? Math.max(0, notice.value) : 0;
             }
         };
     }

@@ -91,9 +91,10 @@ public final class Notifications {
      * {@link PendingPut} gives the outcome later. The home serves a connection's requests in
      * order, so puts and notifications sent this way and later from the same thread through the
      * same mapping keep their order, with each other and with synchronous calls. Only through an
-     * uncached import, for {@code src} of 1 to 1 MiB bytes, with both offsets on the same home
-     * connection; otherwise (a local attach, a cached import, a larger {@code src}) it does
-     * {@link #putAndNotify} and returns a completed {@link PendingPut}. The caller's thread must
+     * uncached import, for a non-empty {@code src}, with the store and the notification on the
+     * same home connection (a store larger than one request, 1 MiB, goes in chunks, all written
+     * before this returns, the notification after the last); otherwise (a local attach, a cached
+     * import) it does {@link #putAndNotify} and returns a completed {@link PendingPut}. The caller's thread must
      * stay enabled ({@code cmi_enb}) until it has awaited the result.
      *
      * @param mapping a local attach or an attached import of the segment
