@@ -39,7 +39,7 @@ import java.nio.channels.SocketChannel;
  * ({@link #hasBufferedInput()}), and encrypted bytes it could not send yet keep the connection
  * waiting for the socket to become writable.
  */
-final class DataConnection {
+final class DataConnection implements RecentConnections.Member {
     /** Input buffer: many small requests, or the start of a bulk store. */
     static final int IN_CAPACITY = 64 * 1024;
     /**
@@ -112,6 +112,8 @@ final class DataConnection {
     /** The last segment served and its traffic: most connections use one segment. */
     private long trafficSegment = -1;
     private Traffic segmentTraffic;
+    /** The {@link RecentConnections} window in which this connection was last counted. */
+    private long trafficWindow = -1;
     /** Bytes read from / written to the segment by the request being served. */
     private long requestRead;
     private long requestWritten;
@@ -132,6 +134,16 @@ final class DataConnection {
 
     SocketChannel channel() {
         return channel;
+    }
+
+    @Override
+    public long trafficWindow() {
+        return trafficWindow; // loop thread only
+    }
+
+    @Override
+    public void trafficWindow(long w) {
+        trafficWindow = w;
     }
 
     /**

@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One of the home's few data-path I/O threads (an agent, after Aeron's): it owns a selector and
  * every {@link DataConnection} handed to it, and serves all of them. When a pass finds nothing
  * to do it polls the selector for a {@link PollBudget} (only while requests have been arriving
- * within a few round trips, or within {@link PollBudget#TRAFFIC_NANOS}, and never while the machine's
- * cores are busy), longer while requests have been arriving at short intervals (the
+ * within a few round trips, or within {@link PollBudget#TRAFFIC_NANOS}, never while the machine's
+ * cores are busy, and never while as many of the node's connections as there are cores sent
+ * requests lately, {@link RecentConnections}), longer while requests have been arriving at short intervals (the
  * {@link ArrivalWindow}, under the same load rules), then blocks in
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
  * A connection held for a notification's creator ({@link DataConnection}) is not in the
@@ -38,6 +39,12 @@ final class DataIoLoop implements Runnable {
     private final ArrivalWindow arrivals = ArrivalWindow.fromProperties();
     private final DataPathStats stats;
     private final AtomicInteger connections = new AtomicInteger();
+    /** This loop's connections with recent requests. */
+    private final RecentConnections recent = new RecentConnections();
+    /** The count of {@link #recent} at this loop's last wait, for the node's sum. */
+    private volatile int recentlyActive;
+    /** The node's connections with recent requests, over all its loops: with as many as cores, no loop polls. */
+    private java.util.function.IntSupplier nodeActive = () -> recentlyActive;
     private volatile boolean running = true;
     /** {@link System#nanoTime()} of the last pass that found a socket ready. */
     private long lastRequest = System.nanoTime() - PollBudget.TRAFFIC_NANOS;
@@ -47,6 +54,16 @@ final class DataIoLoop implements Runnable {
         this.selector = Selector.open();
         this.stats = stats;
         this.thread = Thread.ofPlatform().daemon().name(name).unstarted(this);
+    }
+
+    /** @param sum the node's connections with recent requests, over all its loops (set before {@link #start()}) */
+    void nodeActive(java.util.function.IntSupplier sum) {
+        nodeActive = sum;
+    }
+
+    /** @return this loop's connections with recent requests at its last wait */
+    int recentlyActive() {
+        return recentlyActive;
     }
 
     void start() {
@@ -127,6 +144,10 @@ final class DataIoLoop implements Runnable {
     private int poll(long start) throws IOException {
         // While requests keep coming, poll whatever the hit rate says (PollBudget.budgetWhileTraffic):
         // clients whose own waits fell back to blocking then find fast replies when they probe.
+        recentlyActive = recent.count(start);
+        if (nodeActive.getAsInt() >= PollBudget.cores()) {
+            return 0; // requests come as a stream from many clients: no poll takes a core from them
+        }
         long limit = budget.budgetWhileTraffic(start, lastRequest);
         long until = arrivals.pollUntil();
         if (until != 0 && until - start > limit) {
@@ -193,10 +214,12 @@ final class DataIoLoop implements Runnable {
     }
 
     private void serveSelected() {
+        long now = System.nanoTime();
         Iterator<SelectionKey> it = selector.selectedKeys().iterator();
         while (it.hasNext()) {
             SelectionKey k = it.next();
             it.remove();
+            recent.served((DataConnection) k.attachment(), now);
             serve(k);
         }
     }

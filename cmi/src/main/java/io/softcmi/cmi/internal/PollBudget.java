@@ -30,7 +30,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       need; the preemption test alone misses that. The control path's blocked wait costs
  *       several hand-overs between threads, so it keeps polling there;</li>
  *   <li><b>never many at once</b>: at most {@link #MAX_POLLERS} threads of a JVM poll at the
- *       same time ({@link #startPolling()}); every other waiter blocks at once.</li>
+ *       same time ({@link #startPolling()}); every other waiter blocks at once;</li>
+ *   <li><b>for a waiter whose blocked wait is cheap, not while as many threads of this JVM as
+ *       there are cores wait for replies</b> ({@link #startWaiting()}, {@link #manyWaiting()}):
+ *       their replies come as a stream, each needs a core when it comes, and a poller takes one
+ *       of them. The home's I/O loop has the same rule for its connections
+ *       ({@code DataIoLoop}: as many connections with recent requests as cores).</li>
  * </ul>
  * Not thread-safe: one instance per waiting role (a connection's reader, an I/O loop).
  */
@@ -47,6 +52,7 @@ public final class PollBudget {
     public static final String POLL_PROPERTY = "softcmi.poll";
     private static final boolean POLL = !"false".equals(System.getProperty(POLL_PROPERTY));
     private static final AtomicInteger POLLERS = new AtomicInteger();
+    private static final AtomicInteger WAITERS = new AtomicInteger();
     /** A request or data this recent means traffic ({@link #budgetWhileTraffic}). */
     public static final long TRAFFIC_NANOS = 200_000;
     /** Fixed-point one for {@link #hitRate}. */
@@ -76,7 +82,7 @@ public final class PollBudget {
 
     /** @return nanoseconds to poll before blocking, now; 0 to block at once */
     public long budget() {
-        if (!POLL || maxNanos == 0 || contended() || yieldToRunnable && crowded()) {
+        if (!POLL || maxNanos == 0 || contended() || yieldToRunnable && (crowded() || manyWaiting())) {
             return 0;
         }
         if (hitRate >= ONE / 2 || ++waits % PROBE_EVERY == 0) {
@@ -102,7 +108,8 @@ public final class PollBudget {
      */
     public long budgetWhileTraffic(long now, long lastTraffic) {
         long limit = budget();
-        if (limit == 0 && now - lastTraffic < TRAFFIC_NANOS && POLL && maxNanos > 0 && !contended() && !crowded()) {
+        if (limit == 0 && now - lastTraffic < TRAFFIC_NANOS && POLL && maxNanos > 0 && !contended() && !crowded()
+                && !(yieldToRunnable && manyWaiting())) {
             return maxNanos;
         }
         return limit;
@@ -115,7 +122,7 @@ public final class PollBudget {
 
     /** @return whether a waiter would poll now without probing: polling is on, has been paying, and cores are free */
     public boolean paying() {
-        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended() && !(yieldToRunnable && crowded());
+        return POLL && maxNanos > 0 && hitRate >= ONE / 2 && !contended() && !(yieldToRunnable && (crowded() || manyWaiting()));
     }
 
     /** @return whether at least half of the recent waits hit, whatever the load (for tests) */
@@ -199,6 +206,37 @@ public final class PollBudget {
     /** Ends a poll that {@link #startPolling()} allowed. */
     public static void endPolling() {
         POLLERS.decrementAndGet();
+    }
+
+    /**
+     * A thread of this JVM starts waiting for a reply from the network (a data-path caller,
+     * whether it reads or another thread reads for it); it must call {@link #endWaiting()}.
+     */
+    public static void startWaiting() {
+        WAITERS.incrementAndGet();
+    }
+
+    /** Ends a wait that {@link #startWaiting()} counted. */
+    public static void endWaiting() {
+        WAITERS.decrementAndGet();
+    }
+
+    /**
+     * Whether as many threads of this JVM as there are cores wait for replies at once
+     * ({@link #startWaiting()}): then a waiter whose blocked wait is cheap does not poll.
+     * Measured on 2 cores (benchmarks.md, "Fan-in: no polls while as many threads wait as there
+     * are cores"): with 8 or 32 contexts in a process, their one poller took a core that the
+     * others' replies needed.
+     *
+     * @return true if {@link #CORES} or more threads of this JVM wait for replies now
+     */
+    public static boolean manyWaiting() {
+        return WAITERS.get() >= CORES;
+    }
+
+    /** @return the number of cores this JVM sees (the threshold of {@link #manyWaiting()} and of the home's loop) */
+    public static int cores() {
+        return CORES;
     }
 
     /**

@@ -110,28 +110,33 @@ final class ReplyReader {
         // An interrupt would make every park and select return at once: wait with it cleared
         // (the deadline still bounds the wait) and set it again for the caller.
         boolean interrupted = Thread.interrupted();
-        while (!c.done) {
-            interrupted |= Thread.interrupted();
-            if (connection.broken()) {
-                RemoteConnection.complete(c, STATUS_IO, 0);
-                break;
-            }
-            if (readLock.tryLock()) {
-                try {
-                    readUntil(c, deadline);
-                } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
-                    connection.fail(STATUS_IO);
-                } finally {
-                    readLock.unlock();
-                    handOverReading();
+        PollBudget.startWaiting(); // with as many waiting threads as cores, nobody polls
+        try {
+            while (!c.done) {
+                interrupted |= Thread.interrupted();
+                if (connection.broken()) {
+                    RemoteConnection.complete(c, STATUS_IO, 0);
+                    break;
                 }
-            } else {
-                // Another thread reads; it unparks us when our reply is in (or hands us its role).
-                LockSupport.parkNanos(connection, Math.max(1, Math.min(deadline - System.nanoTime(), 1_000_000)));
+                if (readLock.tryLock()) {
+                    try {
+                        readUntil(c, deadline);
+                    } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
+                        connection.fail(STATUS_IO);
+                    } finally {
+                        readLock.unlock();
+                        handOverReading();
+                    }
+                } else {
+                    // Another thread reads; it unparks us when our reply is in (or hands us its role).
+                    LockSupport.parkNanos(connection, Math.max(1, Math.min(deadline - System.nanoTime(), 1_000_000)));
+                }
+                if (!c.done && System.nanoTime() - deadline > 0) {
+                    connection.fail(STATUS_TIMEOUT);
+                }
             }
-            if (!c.done && System.nanoTime() - deadline > 0) {
-                connection.fail(STATUS_TIMEOUT);
-            }
+        } finally {
+            PollBudget.endWaiting();
         }
         if (c.detached != null) {
             MemorySegment.copy(MemorySegment.ofArray(c.detached), 0, c.dst, c.dstOffset, c.detached.length);

@@ -54,6 +54,33 @@ class PollBudgetTest {
     }
 
     @Test
+    void shouldNotPollWhileAsManyThreadsWaitForRepliesAsThereAreCores() {
+        PollBudget b = new PollBudget(BUDGET, true);
+        PollBudget control = new PollBudget(BUDGET);
+        for (int i = 0; i < CORES - 1; i++) {
+            PollBudget.startWaiting();
+        }
+        try {
+            assertFalse(PollBudget.manyWaiting(), "fewer waiting threads than cores");
+            assertEquals(BUDGET, b.budget());
+            PollBudget.startWaiting();
+            try {
+                assertTrue(PollBudget.manyWaiting());
+                assertEquals(0, countPolls(b, 3 * PollBudget.PROBE_EVERY), "no poll, not even a probe");
+                assertEquals(0, b.budgetWhileTraffic(System.nanoTime(), System.nanoTime()), "traffic or not");
+                assertEquals(BUDGET, control.budget(), "a waiter whose blocked wait is dear still polls");
+            } finally {
+                PollBudget.endWaiting();
+            }
+            assertEquals(BUDGET, b.budget(), "one waiter fewer: polls again");
+        } finally {
+            for (int i = 0; i < CORES - 1; i++) {
+                PollBudget.endWaiting();
+            }
+        }
+    }
+
+    @Test
     void shouldPollWhilePollsPayAndStopAfterMisses() {
         PollBudget b = new PollBudget(BUDGET);
         assertEquals(BUDGET, b.budget(), "a fresh waiter polls");
