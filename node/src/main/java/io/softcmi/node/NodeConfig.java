@@ -50,7 +50,7 @@ public final class NodeConfig {
     public NodeConfig memoryBytes(long bytes) { this.memoryBytes = bytes; return this; }
     /** @param n most segments @return this */
     public NodeConfig maxSegments(int n) { this.maxSegments = n; return this; }
-    /** @param n data-path I/O threads ({@code --io-threads}); 0 = one per four cores, at least one @return this */
+    /** @param n data-path I/O threads ({@code --io-threads}); 0 = one per four cores, at least two, at most eight @return this */
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
     /** @param t TLS for peer and data connections ({@code --tls-keystore}), null for plain TCP @return this */
     public NodeConfig tls(io.softcmi.wire.ClusterTls t) { this.tls = t; return this; }
