@@ -41,10 +41,8 @@ final class DataIoLoop implements Runnable {
     private final AtomicInteger connections = new AtomicInteger();
     /** This loop's connections with recent requests. */
     private final RecentConnections recent = new RecentConnections();
-    /** The count of {@link #recent} at this loop's last wait, for the node's sum. */
-    private volatile int recentlyActive;
     /** The node's connections with recent requests, over all its loops: with as many as cores, no loop polls. */
-    private java.util.function.IntSupplier nodeActive = () -> recentlyActive;
+    private java.util.function.IntSupplier nodeActive = () -> recent.seen(System.nanoTime());
     private volatile boolean running = true;
     /** {@link System#nanoTime()} of the last pass that found a socket ready. */
     private long lastRequest = System.nanoTime() - PollBudget.TRAFFIC_NANOS;
@@ -61,9 +59,12 @@ final class DataIoLoop implements Runnable {
         nodeActive = sum;
     }
 
-    /** @return this loop's connections with recent requests at its last wait */
-    int recentlyActive() {
-        return recentlyActive;
+    /**
+     * @param now {@link System#nanoTime()} now
+     * @return this loop's connections with recent requests, as it last counted them (0 once stale)
+     */
+    int recentlyActive(long now) {
+        return recent.seen(now);
     }
 
     void start() {
@@ -144,7 +145,7 @@ final class DataIoLoop implements Runnable {
     private int poll(long start) throws IOException {
         // While requests keep coming, poll whatever the hit rate says (PollBudget.budgetWhileTraffic):
         // clients whose own waits fell back to blocking then find fast replies when they probe.
-        recentlyActive = recent.count(start);
+        recent.count(start); // rolls this loop's windows before the node's sum reads them
         if (nodeActive.getAsInt() >= PollBudget.cores()) {
             return 0; // requests come as a stream from many clients: no poll takes a core from them
         }

@@ -24,9 +24,10 @@ final class DataServer implements AutoCloseable {
             loops[i] = new DataIoLoop("cmid-data-io-" + i, stats);
         }
         java.util.function.IntSupplier active = () -> {
+            long now = System.nanoTime();
             int sum = 0;
             for (DataIoLoop l : loops) {
-                sum += l.recentlyActive();
+                sum += l.recentlyActive(now);
             }
             return sum;
         };

@@ -8,7 +8,8 @@ import io.softcmi.cmi.internal.PollBudget;
  * count). {@link DataIoLoop} does not poll while as many connections as there are cores are
  * active: their requests come as a stream, the loop finds them ready without polling, and on a
  * machine that runs the clients too a poll takes a core that a client needs (docs/architecture.md
- * 7.5, "When to poll"). Loop thread only.
+ * 7.5, "When to poll"). Counting is for the loop thread only; {@link #seen} may be read by the
+ * node's other loops, which sum their counts.
  */
 final class RecentConnections {
     /** A connection as counted: it keeps the window in which it was last counted. */
@@ -20,10 +21,10 @@ final class RecentConnections {
         void trafficWindow(long window);
     }
 
-    private long windowStart;
+    private volatile long windowStart;
     private long window;
-    private int thisWindow;
-    private int lastWindow;
+    private volatile int thisWindow;
+    private volatile int lastWindow;
 
     /**
      * A connection was ready to be served.
@@ -46,6 +47,22 @@ final class RecentConnections {
     int count(long now) {
         roll(now);
         return Math.max(thisWindow, lastWindow);
+    }
+
+    /**
+     * The count as another thread sees it, without counting anything: what {@link #count} would
+     * say now, except that a loop that has not counted since (it is blocked: no request came)
+     * has no connection active once two windows have passed.
+     *
+     * @param now {@link System#nanoTime()} now
+     * @return the connections served in the last window or two, as last counted; 0 when stale
+     */
+    int seen(long now) {
+        long age = now - windowStart;
+        if (age >= 2 * PollBudget.TRAFFIC_NANOS) {
+            return 0;
+        }
+        return age >= PollBudget.TRAFFIC_NANOS ? thisWindow : Math.max(thisWindow, lastWindow);
     }
 
     private void roll(long now) {

@@ -40,6 +40,17 @@ class RecentConnectionsTest {
     }
 
     @Test
+    void shouldShowOtherLoopsTheCountAndNothingOnceTheCountingLoopStopped() {
+        recent.count(now);
+        recent.served(a, now + 1);
+        recent.served(b, now + 2);
+        assertEquals(2, recent.seen(now + 3), "as counted");
+        assertEquals(2, recent.seen(now + W + 3), "a window later, no new count: the last window's");
+        assertEquals(0, recent.seen(now + 2 * W + 3), "the loop blocked since: no connection active");
+        assertEquals(0, recent.seen(now + 100 * W), "however long it stays blocked");
+    }
+
+    @Test
     void shouldKeepTheLastWindowsCountThroughTheNextAndForgetAfterTwo() {
         recent.count(now);
         recent.served(a, now + 1);
