@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to do it polls the selector for a {@link PollBudget} (only while requests have been arriving
  * within a few round trips, or within {@link PollBudget#TRAFFIC_NANOS}, never while the machine's
  * cores are busy, and never while as many of the node's connections as there are cores sent
- * requests lately, {@link RecentConnections}), longer while requests have been arriving at short intervals (the
- * {@link ArrivalWindow}, under the same load rules), then blocks in
+ * requests lately, {@link RecentConnections}), longer while requests have been arriving at
+ * short intervals (the {@link ArrivalWindow}, under the same load rules), then blocks in
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
  * A connection held for a notification's creator ({@link DataConnection}) is not in the
  * selector's interest until its creator's writer hands it back ({@link #resume}).

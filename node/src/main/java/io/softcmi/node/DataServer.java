@@ -39,8 +39,9 @@ final class DataServer implements AutoCloseable {
 
     /**
      * The default number of I/O threads: one per four cores, at least two (measured on 2 cores:
-     * with 8 and 32 contexts reading from the home, two loops served 25-40% more requests per
-     * second than one, docs/benchmarks.md "Fan-in: two I/O loops, and no polls ..."), at most eight.
+     * with 8 and 32 contexts reading from the home, two loops served 3-65% more requests per
+     * second than one in each of 12 pairs of runs, docs/benchmarks.md "Fan-in: two I/O loops by
+     * default, and no polls while as many parties wait as there are cores"), at most eight.
      *
      * @return the default number of I/O threads for this machine
      */
