@@ -50,10 +50,15 @@ class VmmcSamplesSystemTest {
 
     /** Runs a sample as the master on n1, returns its output; checks it exits 0 and leaves no process behind. */
     private static String run(Class<?> main, String... args) throws Exception {
+        return runWith(List.of(), main, args);
+    }
+
+    /** As {@link #run}, the master's JVM started with {@code jvmArgs}. */
+    private static String runWith(List<String> jvmArgs, Class<?> main, String... args) throws Exception {
         String session = "s" + RUNS.incrementAndGet();
         Path out = Files.createDirectories(work.resolve(session + "-out"));
         String hosts = "n1=" + nodes.get(0).directory() + ",n2=" + nodes.get(1).directory() + ",n3=" + nodes.get(2).directory();
-        Process p = ChildJvm.start(main, List.of(), List.of(args), Map.of(
+        Process p = ChildJvm.start(main, jvmArgs, List.of(args), Map.of(
             "VMMCSESSION", session, "VMMCHOSTS", hosts, "VMMCHOST", "n1", "VMMCSHARE", work.resolve("share").toString(),
             "VMMCOUTDIR", out.toString(), "SOFTCMI_NODE", nodes.get(0).directory().toString()));
         Path log = RESOURCES.logDir().resolve(main.getSimpleName() + "-" + session + ".log");
@@ -110,6 +115,24 @@ class VmmcSamplesSystemTest {
             assertEquals('P', head[1]);
             assertTrue(out.matches("(?s).*\\n\\s+16384\\s+65536\\s+[0-9.]+\\n.*"), out);
         }
+    }
+
+    @Test
+    void bidirBandwidthSendsBothWaysForTheTimeGivenToTheMasterAndItsSpawnedPeer() throws Exception {
+        String out = runWith(List.of("-Dvmmc.bandwidth.seconds=0.3"), BidirBandwidth.class, "5", "1", "2");
+        assertTrue(out.contains("BidirBandwidth: done"), out);
+        java.util.regex.Matcher m = java.util.regex.Pattern
+            .compile("\\((\\d+) messages in ([0-9.]+) s, (\\d+) of them from the other side\\)").matcher(out);
+        int sizes = 0;
+        while (m.find()) {
+            sizes++;
+            long total = Long.parseLong(m.group(1));
+            long fromPeer = Long.parseLong(m.group(3));
+            assertTrue(Double.parseDouble(m.group(2)) >= 0.3, "each size lasts the time given: " + m.group());
+            // The peer, spawned on n2, got the master's vmmc.* settings and sent for the time too.
+            assertTrue(fromPeer > 5 && total - fromPeer > 5, "both sides sent for the time, not 5 messages: " + m.group());
+        }
+        assertEquals(2, sizes, out);
     }
 
     @Test

@@ -14,11 +14,13 @@ import java.nio.channels.SocketChannel;
  * <pre>
  * RawTcpPeer echo REQUEST_BYTES REPLY_BYTES   answers each request of REQUEST_BYTES with REPLY_BYTES
  * RawTcpPeer sink CHUNK_BYTES                 reads chunks (blocking), answers one byte after each
- * RawTcpPeer bidir CHUNK_BYTES ITERATIONS     accepts two connections: on the first it is a sink of
- *                                             ITERATIONS chunks; on the second, after one "go" byte,
- *                                             it sends ITERATIONS chunks, each waiting for a 1-byte
- *                                             ack, at the same time; then writes its bytes received
- *                                             and sent (two longs) on the second ({@link RawBidirStream})
+ * RawTcpPeer bidir CHUNK_BYTES ITERATIONS [SECONDS]  accepts two connections: on the first it is a
+ *                                             sink of chunks up to the marked last one; on the second,
+ *                                             after one "go" byte, it sends at least ITERATIONS chunks
+ *                                             for at least SECONDS (default 0), each waiting for a
+ *                                             1-byte ack, at the same time; then writes its bytes
+ *                                             received and sent (two longs) on the second
+ *                                             ({@link RawBidirStream})
  * RawTcpPeer server REQUEST_BYTES REPLY_BYTES the classic blocking thread-per-connection echo server:
  *                                             serves any number of connections until killed
  * RawTcpPeer pollserver REQUEST_BYTES REPLY_BYTES  the same, each connection's thread polling
@@ -51,7 +53,8 @@ public final class RawTcpPeer {
                 }
             }
             if (args[0].equals("bidir")) {
-                RawBidirStream.peer(server, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+                RawBidirStream.peer(server, Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+                    args.length > 3 ? Double.parseDouble(args[3]) : 0);
                 return;
             }
             try (SocketChannel ch = server.accept()) {

@@ -47,9 +47,10 @@ import java.util.concurrent.TimeUnit;
  *
  * Each bandwidth size, VMMC and raw alike, sends at least {@code BW_ITERATIONS} messages and
  * keeps sending for at least {@code SECONDS_PER_SIZE} (default 1; the sample's
- * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise. Each
- * bidirectional size sends exactly {@code -Dbench.bidirIterations} messages each way (default
- * 200; the sample has no timed mode), raw and VMMC alike. The
+ * {@code vmmc.bandwidth.seconds}), so that small counts do not make the figures noise; in the
+ * bidirectional sizes each side sends at least {@code -Dbench.bidirIterations} messages (default
+ * 200) for at least {@code SECONDS_PER_SIZE}, raw and VMMC alike (until 2026-11-27 exactly that
+ * many, which timed 1 MiB in about 0.1 s of fresh sample JVMs). The
  * benchmark's own {@code vmmc.*} system properties (such as {@code -Dvmmc.sendWindow=0}) are
  * passed on to the samples it starts.
  */
@@ -70,6 +71,8 @@ public final class VmmcBenchmark {
         double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 1.0;
         int rounds = Integer.getInteger("bench.rounds", 5);
         int bidirIters = Integer.getInteger("bench.bidirIterations", 200);
+        // The bidirectional sweep's first size in words (-Dbench.bidirFromWords=262144: 1 MiB only, for a profile).
+        String bidirFrom = Integer.toString(Integer.getInteger("bench.bidirFromWords", 1));
         Path dir = Files.createTempDirectory("softcmi-vmmc-bench-");
         List<Process> children = new ArrayList<>();
         try {
@@ -132,14 +135,14 @@ public final class VmmcBenchmark {
             System.out.print(out);
             out.setLength(0);
 
-            String bidir = runToEnd(env, BidirBandwidth.class.getName(), Integer.toString(bidirIters), "1",
-                Integer.toString(1 << 20));
-            out.append(String.format(Locale.ROOT, "%nbidirectional bandwidth, %d messages each way per size, both"
-                + " directions counted%n", bidirIters));
+            String bidir = runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds, BidirBandwidth.class.getName(),
+                Integer.toString(bidirIters), bidirFrom, Integer.toString(1 << 20));
+            out.append(String.format(Locale.ROOT, "%nbidirectional bandwidth, at least %d messages each way and %.1f s"
+                + " per size, both directions counted%n", bidirIters, seconds));
             out.append(String.format(Locale.ROOT, "%12s %14s %14s %8s%n", "bytes", "VMMC MB/s", "raw TCP MB/s", "ratio"));
             for (Map.Entry<Integer, VmmcBandwidth.Point> e : VmmcBandwidth.parse(bidir).entrySet()) {
                 double v = e.getValue().mbPerSecond();
-                double r = RawBidirStream.run(e.getKey(), bidirIters, children).mbPerSecond();
+                double r = RawBidirStream.run(e.getKey(), bidirIters, seconds, children).mbPerSecond();
                 vmmcBidir.add(new double[] {e.getKey(), v});
                 rawBidir.add(new double[] {e.getKey(), r});
                 out.append(String.format(Locale.ROOT, "%12d %14.2f %14.2f %8.2f%n", e.getKey(), v, r, v / r));
@@ -200,9 +203,10 @@ public final class VmmcBenchmark {
             Map<Integer, VmmcBandwidth.Point> one = VmmcBandwidth.parse(runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds,
                 OnewayBandwidth.class.getName(), Integer.toString(bwIters), first, last));
             for (int s = 0; s < sizes.size(); s++) {
-                f[2][s][r] = RawBidirStream.run(sizes.get(s), bidirIters, children).mbPerSecond();
+                f[2][s][r] = RawBidirStream.run(sizes.get(s), bidirIters, seconds, children).mbPerSecond();
             }
-            Map<Integer, VmmcBandwidth.Point> two = VmmcBandwidth.parse(runToEnd(env, BidirBandwidth.class.getName(),
+            Map<Integer, VmmcBandwidth.Point> two = VmmcBandwidth.parse(runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds,
+                BidirBandwidth.class.getName(),
                 Integer.toString(bidirIters), first, last));
             for (int s = 0; s < sizes.size(); s++) {
                 f[1][s][r] = one.get(sizes.get(s)).mbPerSecond();
@@ -212,7 +216,7 @@ public final class VmmcBenchmark {
         VmmcBandwidth.printRounds(out, String.format(Locale.ROOT, "one-way, %d rounds (raw stream, then VMMC, in each"
             + " round), at least %d messages and %.1f s per size", rounds, bwIters, seconds), sizes, f[0], f[1]);
         VmmcBandwidth.printRounds(out, String.format(Locale.ROOT, "bidirectional, %d rounds (raw, then VMMC, in each"
-            + " round), %d messages each way per size", rounds, bidirIters), sizes, f[2], f[3]);
+            + " round), at least %d messages each way and %.1f s per size", rounds, bidirIters, seconds), sizes, f[2], f[3]);
         System.out.println(out);
         out.setLength(0);
     }

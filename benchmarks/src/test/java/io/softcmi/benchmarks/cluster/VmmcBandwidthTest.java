@@ -22,13 +22,20 @@ class VmmcBandwidthTest {
         List<Process> children = new ArrayList<>();
         try {
             for (int bytes : new int[] {4, 4096}) {
-                RawBidirStream.Result r = RawBidirStream.run(bytes, 37, children);
+                RawBidirStream.Result r = RawBidirStream.run(bytes, 37, 0, children);
                 assertEquals(37L * bytes, r.sentHere(), r.toString());
                 assertEquals(r.sentHere(), r.receivedThere(), r.toString());
                 assertEquals(37L * bytes, r.sentThere(), r.toString());
                 assertEquals(r.sentThere(), r.receivedHere(), r.toString());
                 assertTrue(r.seconds() > 0 && r.mbPerSecond() > 0, r.toString());
             }
+            // Timed: each side keeps sending for at least the time given, the last chunk marked.
+            RawBidirStream.Result t = RawBidirStream.run(4096, 3, 0.2, children);
+            assertTrue(t.sentHere() > 3L * 4096 && t.sentHere() % 4096 == 0, t.toString());
+            assertEquals(t.sentHere(), t.receivedThere(), t.toString());
+            assertTrue(t.sentThere() > 3L * 4096 && t.sentThere() % 4096 == 0, t.toString());
+            assertEquals(t.sentThere(), t.receivedHere(), t.toString());
+            assertTrue(t.seconds() >= 0.2, t.toString());
             for (Process p : children) {
                 assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the peer exits after its run");
             }

@@ -97,7 +97,9 @@ public final class RunControl {
     /**
      * The command that runs a Java main class of this process's class path with this JVM's
      * {@code java}: the daemon that starts it must see the same paths (one machine or one
-     * installation).
+     * installation). This JVM's {@code vmmc.*} system properties (the library's settings, such as
+     * {@code vmmc.sendWindow}, and the samples' such as {@code vmmc.bandwidth.seconds}) are given
+     * to the new JVM too, so that a spawned process runs with its parent's settings.
      *
      * @param mainClass the class
      * @param args its arguments
@@ -107,6 +109,8 @@ public final class RunControl {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
+            .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);

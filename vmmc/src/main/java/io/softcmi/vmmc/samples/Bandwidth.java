@@ -2,6 +2,7 @@ package io.softcmi.vmmc.samples;
 
 import io.softcmi.vmmc.Vmmc;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,9 +20,11 @@ final class Bandwidth {
     enum Pattern { PINGPONG, ONEWAY, BIDIR, FETCH }
 
     /**
-     * System property (a benchmark's knob, not the manual's): {@code OnewayBandwidth} keeps sending
-     * each size for at least this many seconds (at least {@code iterations} messages, at most
-     * {@link #MAX_TIMED_MESSAGES}); default 0, exactly {@code iterations}.
+     * System property (a benchmark's knob, not the manual's): {@code OnewayBandwidth}, and each side
+     * of {@code BidirBandwidth}, keeps sending each size for at least this many seconds (at least
+     * {@code iterations} messages, at most {@link #MAX_TIMED_MESSAGES}); default 0, exactly
+     * {@code iterations}. A {@code BidirBandwidth} side writes its count into the first word of
+     * its last message, and the master counts both directions' messages.
      */
     static final String SECONDS_PROPERTY = "vmmc.bandwidth.seconds";
     static final int MAX_TIMED_MESSAGES = 1_000_000;
@@ -48,6 +51,7 @@ final class Bandwidth {
             for (long n = start; n <= end; n *= 2) {
                 long t0 = System.nanoTime();
                 long sent = iters;
+                long received = pattern == Pattern.PINGPONG ? iters : 0; // messages of the other direction counted
                 switch (pattern) {
                     case PINGPONG -> {
                         for (int i = 0; i < iters; i++) {
@@ -78,11 +82,18 @@ final class Bandwidth {
                         }
                     }
                     case BIDIR -> {
-                        for (int i = 0; i < iters - 1; i++) {
+                        // Each side sends for at least minNanos (vmmc.bandwidth.seconds) and tells the
+                        // other in the first word of its last message how many it sent.
+                        long until = t0 + minNanos;
+                        int i = 0;
+                        for (; i < iters - 1 || (System.nanoTime() < until && i < MAX_TIMED_MESSAGES - 1); i++) {
                             v.sendData(src, p.proxy(other), n);
                         }
+                        sent = i + 1;
+                        src.set(ValueLayout.JAVA_INT, 0, (int) sent);
                         v.sendDataNotify(src, p.proxy(other), n);
                         p.await(1);
+                        received = p.buf.get(ValueLayout.JAVA_INT, 0);
                     }
                     case FETCH -> {
                         if (p.rank == 0) {
@@ -98,11 +109,12 @@ final class Bandwidth {
                     default -> throw new IllegalStateException();
                 }
                 long ns = System.nanoTime() - t0;
-                long bytes = n * Vmmc.WORD * sent * (pattern == Pattern.PINGPONG || pattern == Pattern.BIDIR ? 2 : 1);
+                long bytes = n * Vmmc.WORD * (sent + received);
                 if (p.rank == 0) {
                     System.out.printf("%12d %12d %12.2f%n", n, n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6);
                     if (minNanos > 0) {
-                        System.out.printf("%12s (%d messages in %.2f s)%n", "", sent, ns / 1e9);
+                        System.out.printf("%12s (%d messages in %.2f s%s)%n", "", sent + received, ns / 1e9,
+                            pattern == Pattern.BIDIR ? ", " + received + " of them from the other side" : "");
                     }
                     curve.add(new CurvePng.Point(n * Vmmc.WORD, bytes / (ns / 1e9) / 1e6));
                 }
