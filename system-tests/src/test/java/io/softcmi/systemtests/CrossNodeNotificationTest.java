@@ -364,6 +364,47 @@ class CrossNodeNotificationTest {
     }
 
     @Test
+    void shouldPipelineAPutWithoutANotificationAndReportItsRefusalOnAwait() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        long size = (3L << 20) + PAGE; // a store of 2.5 MiB: three chunks
+        Shared s = share(creator, size, Set.of(io.softcmi.cmi.ExportAttr.WRITE_THROUGH));
+        byte[] tokenBytes = token(creator, s, EnumSet.of(Access.READ, Access.WRITE));
+        CmiMapping m = importAndAttach(sender, s.handle(), tokenBytes);
+        long big = 5L << 19;
+        java.lang.foreign.MemorySegment src = java.lang.foreign.Arena.ofAuto().allocate(big, 8);
+        for (long k = 0; k < big; k += 8) {
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, k, k + 1);
+        }
+        sender.run(c -> {
+            io.softcmi.cmi.notify.PendingPut first = Notifications.putPipelined(m, PAGE, src);
+            io.softcmi.cmi.notify.PendingPut second = Notifications.putPipelined(m, 0, src.asSlice(8, 8));
+            org.junit.jupiter.api.Assertions.assertFalse(first.done(), "returned before the home's replies were read");
+            // A notification sent after them on the same mapping comes after both stores.
+            Notifications.putAndNotify(m, 8, src.asSlice(16, 8), 16, 5);
+            first.await();
+            second.await();
+            assertEquals(0L, first.creatorBacklog(), "a store alone reports no backlog");
+        });
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        takeOne(inbox, s.segment(), 16, 5);
+        assertNull(inbox.take(Duration.ofMillis(200)), "the stores themselves notified nobody");
+        assertEquals(9L, (long) creator.<Long>call(c -> s.mapping().getLong(0)));
+        assertEquals(17L, (long) creator.<Long>call(c -> s.mapping().getLong(8)));
+        for (long k : new long[] {0, (1L << 20) - 8, 1L << 20, (2L << 20) + 8, big - 8}) {
+            assertEquals(k + 1, (long) creator.<Long>call(c -> s.mapping().getLong(PAGE + k)), "word at " + k);
+        }
+
+        creator.run(c -> c.tokDel(CmiToken.fromBytes(tokenBytes)));
+        sender.run(c -> {
+            io.softcmi.cmi.notify.PendingPut p = Notifications.putPipelined(m, PAGE, src.asSlice(8, big - 8));
+            CmiAccessException e = assertThrows(CmiAccessException.class, p::await);
+            assertEquals(CmiAccessError.TOKEN, e.accessError(), "every chunk is refused with the deleted token");
+        });
+        assertEquals(1L, (long) creator.<Long>call(c -> s.mapping().getLong(PAGE)), "nothing was stored");
+    }
+
+    @Test
     void shouldDeliverNoNotificationWhenTheStoreOfPutAndNotifyFails() throws Exception {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");

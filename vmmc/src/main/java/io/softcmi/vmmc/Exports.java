@@ -91,7 +91,7 @@ final class Exports {
         v.receiver.bySegment.put(seg.id(), h);
         byId.put(rbufid, h);
         v.directory.publish(v.myHostName(), v.session.pid(), rbufid,
-            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes()));
+            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes(), direct != null));
         return h;
     }
 

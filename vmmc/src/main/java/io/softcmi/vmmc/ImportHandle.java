@@ -17,10 +17,12 @@ public final class ImportHandle {
     final Set<BufFlag> flags;
     final CmiSegment segment;
     final CmiMapping mapping;
+    /** Messages land in the receiver's buffer itself: one without notification needs no notice to the receiver. */
+    final boolean inPlace;
     volatile boolean live = true;
 
     ImportHandle(Vmmc owner, ProcessId exporter, int rbufid, long proxyBuf, long nwords, Set<BufFlag> flags,
-            CmiSegment segment, CmiMapping mapping) {
+            CmiSegment segment, CmiMapping mapping, boolean inPlace) {
         this.owner = owner;
         this.exporter = exporter;
         this.rbufid = rbufid;
@@ -29,6 +31,7 @@ public final class ImportHandle {
         this.flags = flags;
         this.segment = segment;
         this.mapping = mapping;
+        this.inPlace = inPlace;
     }
 
     /** @return the DestSpace address of the buffer's first word ({@code proxyBuf} of {@code vmmc_ImportRecvBuf}) */

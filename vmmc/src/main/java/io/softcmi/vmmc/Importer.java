@@ -64,7 +64,7 @@ final class Importer {
         } catch (CmiException | io.softcmi.cmi.CmiAccessException x) {
             throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid + ": " + x.getMessage());
         }
-        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m);
+        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m, e.inPlace());
         v.destSpace.add(h);
         return h;
     }

@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The receiving side: the process's exports by CMI segment id, and the delivery of messages.
  * Every message a sender puts into a receive buffer's segment is followed by a segment
- * notification (on the same mapping and thread, so it arrives after the data). The context's
+ * notification (on the same mapping and thread, so it arrives after the data), except a message
+ * without notification into a direct buffer, which needs nothing here. The context's
  * control reader thread runs {@link #onNotification} as an inline notification handler
  * ({@code io.softcmi.cmi.notify}), one at a time: it copies the message's words from the segment into the exported user buffer
  * (or, for a posted redirection, into the user's redirection buffer; a direct buffer,
@@ -36,6 +37,8 @@ final class Receiver {
     private volatile Thread handlerThread;
     private boolean inHandler; // the thread that runs handlers (the control reader) only
     private final long wakeSegment;
+    /** Notifications this process handled (the control reader's thread writes it): for tests. */
+    volatile long notices;
 
     Receiver(long wakeSegment) {
         this.wakeSegment = wakeSegment;
@@ -48,6 +51,7 @@ final class Receiver {
     /** The handler of the context's notifications (one thread). */
     void onNotification(Notification n) {
         handlerThread = Thread.currentThread();
+        notices++; // one writer thread
         long id = n.segment().id();
         if (id != wakeSegment) {
             ExportHandle e = bySegment.get(id);

@@ -70,6 +70,10 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
         try {
             MemorySegment src = local.asSlice(0, nwords * Vmmc.WORD);
             long value = Receiver.encode(offset / Vmmc.WORD, nwords, notify);
+            // A message without notification into a buffer that receives in place needs nothing
+            // of the receiver: no notice, just the store (the receiver has nothing to copy and
+            // no handler to run; a later notification on this import still comes after it).
+            boolean storeOnly = !notify && imp.inPlace;
             SendWindow w = vmmc.window;
             if (mode != Mode.SYNCHRONOUS && SendWindow.enabled()) {
                 if (mode == Mode.PIPELINED) {
@@ -77,12 +81,17 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
                 } else {
                     w.drainOrThrow();
                 }
-                w.add(Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value));
+                w.add(storeOnly ? Notifications.putPipelined(imp.mapping, offset, src)
+                    : Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value));
                 return;
             }
             w.drainOrThrow();
             // One round trip to a remote home for a message of up to 1 MiB.
-            Notifications.putAndNotify(imp.mapping, offset, src, 0, value);
+            if (storeOnly) {
+                imp.mapping.put(offset, src);
+            } else {
+                Notifications.putAndNotify(imp.mapping, offset, src, 0, value);
+            }
         } catch (RuntimeException e) {
             if (e instanceof VmmcException v) {
                 throw v;

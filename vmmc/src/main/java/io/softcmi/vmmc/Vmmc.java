@@ -20,7 +20,9 @@ import java.util.Set;
  * is a CMI segment created and exported by its receiver ({@code WRITE_THROUGH}) and protected by
  * a token; an import is {@code seg_imp} plus that token; {@code SendData} is a remote write
  * through the import's mapping followed by a segment notification that makes the receiver copy
- * the words into its user buffer (see {@code docs/vmmc.md}).
+ * the words into its user buffer; a buffer that receives in place (its segment is the buffer:
+ * {@link #allocate}'s memory) gets the store alone, and a notification only for
+ * {@code SendDataNotify} (see {@code docs/vmmc.md}).
  *
  * <p>Calls are made from the thread that called {@link #init()} or from a notification handler;
  * asynchronous requests run on threads of this object.

@@ -141,6 +141,42 @@ class VmmcDirectBufferTest {
     }
 
     @Test
+    void shouldSendDataWithoutNotificationToADirectBufferWithoutANoticeToTheReceiver() throws Exception {
+        long nwords = 256;
+        List<Integer> values = new CopyOnWriteArrayList<>();
+        MemorySegment buf = rx.with(v -> v.allocate(nwords));
+        Pair direct = export(buf, nwords, EnumSet.of(BufFlag.READWRITE), (addr, value) -> values.add(value));
+        assertTrue(direct.imp.inPlace, "the importer learns from the export record that the buffer receives in place");
+        MemorySegment elsewhere = Arena.ofShared().allocate(nwords * 4, 4096);
+        Pair copied = export(elsewhere, nwords, EnumSet.of(BufFlag.READWRITE), (addr, value) -> values.add(value));
+        assertFalse(copied.imp.inPlace);
+        long before = rx.with(v -> v.receiver.notices);
+        for (int k = 0; k < 20; k++) {
+            MemorySegment src = counting(nwords, 1000 * k);
+            tx.run(v -> v.sendData(src, direct.imp.proxyBuf(), nwords));
+        }
+        MemorySegment last = counting(1, -7);
+        tx.run(v -> v.sendDataNotify(last, direct.imp.proxyBuf(), 1));
+        await(() -> values.size() == 1);
+        assertEquals(1L, rx.with(v -> v.receiver.notices) - before, "one notice, the SendDataNotify's: the stores came alone");
+        assertEquals(-7, buf.getAtIndex(ValueLayout.JAVA_INT, 0));
+        for (long w = 1; w < nwords; w++) {
+            assertEquals(19_000 + (int) w, buf.getAtIndex(ValueLayout.JAVA_INT, w), "the last SendData's word " + w);
+        }
+        // A buffer the receiver copies into still gets every message's notice.
+        MemorySegment src = counting(nwords, 5);
+        for (int k = 0; k < 20; k++) {
+            tx.run(v -> v.sendData(src, copied.imp.proxyBuf(), nwords));
+        }
+        MemorySegment end = counting(1, -8);
+        tx.run(v -> v.sendDataNotify(end, copied.imp.proxyBuf(), 1));
+        await(() -> values.size() == 2);
+        assertEquals(22L, rx.with(v -> v.receiver.notices) - before, "20 more notices for the copies, 1 for the handler");
+        assertEquals(-8, elsewhere.getAtIndex(ValueLayout.JAVA_INT, 0));
+        assertEquals(5 + (int) nwords - 1, elsewhere.getAtIndex(ValueLayout.JAVA_INT, nwords - 1));
+    }
+
+    @Test
     void shouldDeliverMessagesLargerThanOneRequestInPlace() throws Exception {
         long nwords = 3L << 18; // 3 MiB: more than one request's payload
         MemorySegment buf = rx.with(v -> v.allocate(nwords));

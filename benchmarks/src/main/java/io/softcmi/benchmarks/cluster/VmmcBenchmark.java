@@ -38,7 +38,9 @@ import java.util.concurrent.TimeUnit;
  * {@code -Dbench.rounds} rounds (default 5; 0 skips them), raw and VMMC alternately in each round,
  * one-way and bidirectional, with each round's figures, the medians and the ratio of the medians.
  * With {@code -Dbench.png=FILE}, the one-way and bidirectional sweeps are also drawn, VMMC beside
- * its raw baseline, as a PNG ({@link LogLogPlot}).
+ * its raw baseline, as a PNG ({@link LogLogPlot}). {@code -Dbench.fromWords} and
+ * {@code -Dbench.toWords} (default 1 and 262144, in 4-byte words) bound both sweeps, to profile
+ * one size.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
@@ -71,8 +73,9 @@ public final class VmmcBenchmark {
         double seconds = args.length > 2 ? Double.parseDouble(args[2]) : 1.0;
         int rounds = Integer.getInteger("bench.rounds", 5);
         int bidirIters = Integer.getInteger("bench.bidirIterations", 200);
-        // The bidirectional sweep's first size in words (-Dbench.bidirFromWords=262144: 1 MiB only, for a profile).
-        String bidirFrom = Integer.toString(Integer.getInteger("bench.bidirFromWords", 1));
+        // The sweeps' first and last sizes in words (-Dbench.fromWords=16384 -Dbench.toWords=16384: 64 KiB only, for a profile).
+        String fromWords = Integer.toString(Integer.getInteger("bench.fromWords", 1));
+        String toWords = Integer.toString(Integer.getInteger("bench.toWords", 1 << 20));
         Path dir = Files.createTempDirectory("softcmi-vmmc-bench-");
         List<Process> children = new ArrayList<>();
         try {
@@ -117,7 +120,7 @@ public final class VmmcBenchmark {
             List<double[]> vmmcBidir = new ArrayList<>();
             List<double[]> rawBidir = new ArrayList<>();
             String bw = runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds, OnewayBandwidth.class.getName(),
-                Integer.toString(bwIters), "1", Integer.toString(1 << 20));
+                Integer.toString(bwIters), fromWords, toWords);
             out.append(String.format(Locale.ROOT, "%none-way bandwidth, at least %d messages and %.1f s per size%n",
                 bwIters, seconds));
             out.append(String.format(Locale.ROOT, "%12s %14s %10s %14s %10s %8s%n", "bytes", "VMMC MB/s", "messages",
@@ -136,7 +139,7 @@ public final class VmmcBenchmark {
             out.setLength(0);
 
             String bidir = runToEnd(env, "-Dvmmc.bandwidth.seconds=" + seconds, BidirBandwidth.class.getName(),
-                Integer.toString(bidirIters), bidirFrom, Integer.toString(1 << 20));
+                Integer.toString(bidirIters), fromWords, toWords);
             out.append(String.format(Locale.ROOT, "%nbidirectional bandwidth, at least %d messages each way and %.1f s"
                 + " per size, both directions counted%n", bidirIters, seconds));
             out.append(String.format(Locale.ROOT, "%12s %14s %14s %8s%n", "bytes", "VMMC MB/s", "raw TCP MB/s", "ratio"));

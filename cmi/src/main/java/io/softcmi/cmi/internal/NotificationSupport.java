@@ -116,6 +116,29 @@ public final class NotificationSupport {
     }
 
     /**
+     * Stores {@code src} at {@code offset} without waiting for the home's replies where the
+     * mapping allows it (see {@code Notifications.putPipelined}); otherwise stores synchronously.
+     *
+     * @param mapping a local or remote mapping made by this library
+     * @param offset where the data goes
+     * @param src the data
+     * @return the pending outcome
+     */
+    public static io.softcmi.cmi.notify.PendingPut putPipelined(CmiMapping mapping, long offset,
+            java.lang.foreign.MemorySegment src) {
+        Errors.checkNotNull(mapping, "mapping");
+        Errors.checkNotNull(src, "src");
+        if (mapping instanceof RemoteMapping m) {
+            io.softcmi.cmi.notify.PendingPut p = m.startPut(offset, src);
+            if (p != null) {
+                return p;
+            }
+        }
+        mapping.put(offset, src);
+        return DONE;
+    }
+
+    /**
      * Stores {@code src} at {@code offset}, then sends a notification only if the word at
      * {@code waitersOffset} is not zero (see {@code Notifications.putAndNotifyIfWaiting}).
      */

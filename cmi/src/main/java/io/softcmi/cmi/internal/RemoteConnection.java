@@ -349,14 +349,9 @@ final class RemoteConnection implements AutoCloseable {
     Call[] startPutThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
             long waitersOffset, long deadline) {
         long length = src.byteSize();
-        int chunks = (int) Math.max(1, (length + DataProtocol.MAX_PAYLOAD - 1) / DataProtocol.MAX_PAYLOAD);
+        int chunks = chunks(length);
         Call[] calls = new Call[chunks + 1];
-        for (int k = 0; k < chunks - 1; k++) {
-            long at = (long) k * DataProtocol.MAX_PAYLOAD;
-            calls[k] = new Call();
-            writer.sendPayload(calls[k], DataProtocol.OP_PUT, segmentId, token, offset + at, DataProtocol.MAX_PAYLOAD,
-                offset + length, src.asSlice(at, DataProtocol.MAX_PAYLOAD), deadline);
-        }
+        sendLeadingChunks(calls, segmentId, token, offset, src, deadline);
         long at = (long) (chunks - 1) * DataProtocol.MAX_PAYLOAD;
         Call store = new Call();
         Call notice = new Call();
@@ -369,12 +364,52 @@ final class RemoteConnection implements AutoCloseable {
         return calls;
     }
 
+    /**
+     * {@link #startPutThenNotify} without the notification: the store alone, in chunks as there,
+     * written before this returns and answered later (for {@link #finishPutThenNotify}, whose
+     * last call is then the last chunk's).
+     *
+     * @return the chunks' calls
+     */
+    Call[] startPut(long segmentId, TokenImpl token, long offset, MemorySegment src, long deadline) {
+        long length = src.byteSize();
+        int chunks = chunks(length);
+        Call[] calls = new Call[chunks];
+        sendLeadingChunks(calls, segmentId, token, offset, src, deadline);
+        long at = (long) (chunks - 1) * DataProtocol.MAX_PAYLOAD;
+        calls[chunks - 1] = new Call();
+        writer.sendPayload(calls[chunks - 1], DataProtocol.OP_PUT, segmentId, token, offset + at, length - at,
+            chunks > 1 ? offset + length : 0, src.asSlice(at), deadline);
+        return calls;
+    }
+
+    /** Requests of at most {@link DataProtocol#MAX_PAYLOAD} bytes a store of {@code length} bytes takes. */
+    private static int chunks(long length) {
+        return (int) Math.max(1, (length + DataProtocol.MAX_PAYLOAD - 1) / DataProtocol.MAX_PAYLOAD);
+    }
+
+    /** Sends every chunk of a store but the last, each naming the store's end, into {@code calls}. */
+    private void sendLeadingChunks(Call[] calls, long segmentId, TokenImpl token, long offset, MemorySegment src,
+            long deadline) {
+        long length = src.byteSize();
+        for (int k = 0; k < chunks(length) - 1; k++) {
+            long at = (long) k * DataProtocol.MAX_PAYLOAD;
+            calls[k] = new Call();
+            writer.sendPayload(calls[k], DataProtocol.OP_PUT, segmentId, token, offset + at, DataProtocol.MAX_PAYLOAD,
+                offset + length, src.asSlice(at, DataProtocol.MAX_PAYLOAD), deadline);
+        }
+    }
+
     /** The flags of a notification sent right after its store: only if it landed, and only if someone waits (offset >= 0). */
     private static byte noticeFlags(long waitersOffset) {
         return (byte) (DataProtocol.FLAG_AFTER_OK | (waitersOffset >= 0 ? DataProtocol.FLAG_IF_WAITING : 0));
     }
 
-    /** Waits for every call of {@link #startPutThenNotify}. @return the first failed store's status, else the notification's */
+    /**
+     * Waits for every call of {@link #startPutThenNotify} (or {@link #startPut}).
+     *
+     * @return the first failed store's status, else the last call's (the notification's, or the last chunk's)
+     */
     int finishPutThenNotify(Call[] calls, long deadline) {
         int status = 0;
         for (Call c : calls) {

@@ -375,8 +375,36 @@ final class RemoteMapping implements CmiMapping {
         if (c != connection(notifyOffset) || c != connection(off + length - 1)) {
             return null;
         }
-        RemoteConnection.Call[] calls = c.startPutThenNotify(homeSegmentId, t, off, src, notifyOffset, value, -1,
-            context.remoteDeadline());
+        return pending(c, c.startPutThenNotify(homeSegmentId, t, off, src, notifyOffset, value, -1,
+            context.remoteDeadline()), off, true);
+    }
+
+    /**
+     * A store without waiting for the home's replies, on an uncached import whose store goes to
+     * one home connection (see {@code Notifications.putPipelined}).
+     *
+     * @return the pending outcome, or null if this mapping cannot pipeline it (the caller then
+     *         stores synchronously)
+     */
+    io.softcmi.cmi.notify.PendingPut startPut(long off, MemorySegment src) {
+        long length = src.byteSize();
+        if (cache != null || length == 0) {
+            return null;
+        }
+        TokenImpl t = check(off, length, true);
+        RemoteConnection c = connection(off);
+        if (c != connection(off + length - 1)) {
+            return null;
+        }
+        return pending(c, c.startPut(homeSegmentId, t, off, src, context.remoteDeadline()), off, false);
+    }
+
+    /**
+     * The outcome of pipelined calls, awaited with {@link RemoteConnection#finishPutThenNotify};
+     * {@code notified}: the last call is a notification (whose reply carries the creator's backlog).
+     */
+    private io.softcmi.cmi.notify.PendingPut pending(RemoteConnection c, RemoteConnection.Call[] calls, long off,
+            boolean notified) {
         return new io.softcmi.cmi.notify.PendingPut() {
             @Override
             public boolean done() {
@@ -396,7 +424,7 @@ final class RemoteMapping implements CmiMapping {
             @Override
             public long creatorBacklog() {
                 RemoteConnection.Call notice = calls[calls.length - 1];
-                return notice.done ? Math.max(0, notice.value) : 0;
+                return notified && notice.done ? Math.max(0, notice.value) : 0;
             }
         };
     }

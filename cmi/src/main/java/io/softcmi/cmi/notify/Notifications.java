@@ -115,6 +115,33 @@ public final class Notifications {
     }
 
     /**
+     * {@link #putAndNotifyPipelined} without the notification: a store that returns once its
+     * requests are written to the data connection ({@code src} may be reused at once), its
+     * outcome given later by the returned {@link PendingPut} ({@link PendingPut#creatorBacklog}
+     * is 0). For a receiver that polls the memory itself, or that a later notification on the
+     * same mapping tells about it: the home serves a connection's requests in order, so a store
+     * sent this way is in the segment before any notification or store the same thread sends
+     * later through the same mapping. Only through an uncached import, for a non-empty
+     * {@code src} on one home connection (a store larger than one request, 1 MiB, goes in
+     * chunks, all written before this returns); otherwise (a local attach, a cached import) it
+     * stores synchronously ({@link CmiMapping#put}) and returns a completed {@link PendingPut}.
+     * The caller's thread must stay enabled ({@code cmi_enb}) until it has awaited the result.
+     *
+     * @param mapping a local attach or an attached import of the segment
+     * @param offset where the data goes
+     * @param src the data
+     * @return the pending outcome
+     * @throws IllegalStateException if the mapping is detached
+     * @throws IndexOutOfBoundsException if the range is out of the segment
+     * @throws io.softcmi.cmi.CmiAccessException PERM, ENABLE, TOKEN (no token) found before
+     *         sending; the home's verdict comes from {@link PendingPut#await}
+     * @throws io.softcmi.cmi.CmiException INIT if the context's connection to its node is gone
+     */
+    public static PendingPut putPipelined(CmiMapping mapping, long offset, java.lang.foreign.MemorySegment src) {
+        return NotificationSupport.putPipelined(mapping, offset, src);
+    }
+
+    /**
      * The inbox of a context: notifications for the segments it created.
      *
      * @param context a context of this process

@@ -1,9 +1,10 @@
 package io.softcmi.cmi.notify;
 
 /**
- * A {@link Notifications#putAndNotifyPipelined} whose requests are on their way to the home and
- * whose replies may not have come yet. {@link #await} gives its outcome: what
- * {@link Notifications#putAndNotify} would have thrown.
+ * A {@link Notifications#putAndNotifyPipelined} (or {@link Notifications#putPipelined}) whose
+ * requests are on their way to the home and whose replies may not have come yet. {@link #await}
+ * gives its outcome: what {@link Notifications#putAndNotify} (or {@code CmiMapping.put}) would
+ * have thrown.
  */
 public interface PendingPut {
     /** @return whether both replies have come (then {@link #await} does not wait) */

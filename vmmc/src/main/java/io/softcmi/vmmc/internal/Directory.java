@@ -24,14 +24,24 @@ import java.util.stream.Stream;
  *   SHARE/SESSION/procs/HOST.PID/rbuf.ID    an export record (written to a temporary file, then renamed)
  *   SHARE/SESSION/procs/HOST.PID/rbuf.ID.gone  tombstone left by UnexportRecvBuf
  * </pre>
- * An export record holds four lines: {@code nwords}, the flag names, the hex of the
- * {@code RemoteSegmentHandle} and the hex of the {@code CmiToken}.
+ * An export record holds five lines: {@code nwords}, the flag names, the hex of the
+ * {@code RemoteSegmentHandle}, the hex of the {@code CmiToken}, and {@code in-place} or
+ * {@code copied} (a record of four lines is {@code copied}).
  */
 public final class Directory {
     private final Path procs;
 
-    /** An export record. @param nwords words @param flags flag names, comma separated @param handle handle bytes @param token token bytes */
-    public record Entry(long nwords, String flags, byte[] handle, byte[] token) {
+    /**
+     * An export record.
+     *
+     * @param nwords words
+     * @param flags flag names, comma separated
+     * @param handle handle bytes
+     * @param token token bytes
+     * @param inPlace whether messages land in the receiver's buffer itself (the buffer is its
+     *        segment), so that a message without notification needs no notice to the receiver
+     */
+    public record Entry(long nwords, String flags, byte[] handle, byte[] token, boolean inPlace) {
     }
 
     /**
@@ -123,7 +133,8 @@ public final class Directory {
     public void publish(String host, int pid, int rbufid, Entry e) {
         Path dir = proc(host, pid);
         HexFormat hex = HexFormat.of();
-        String text = e.nwords() + "\n" + e.flags() + "\n" + hex.formatHex(e.handle()) + "\n" + hex.formatHex(e.token()) + "\n";
+        String text = e.nwords() + "\n" + e.flags() + "\n" + hex.formatHex(e.handle()) + "\n" + hex.formatHex(e.token()) + "\n"
+            + (e.inPlace() ? "in-place" : "copied") + "\n";
         try {
             Files.deleteIfExists(dir.resolve("rbuf." + rbufid + ".gone"));
             Path tmp = Files.createTempFile(dir, "rbuf." + rbufid + ".", ".tmp");
@@ -176,7 +187,7 @@ public final class Directory {
             }
             HexFormat hex = HexFormat.of();
             return Optional.of(new Entry(Long.parseLong(lines.get(0)), lines.get(1), hex.parseHex(lines.get(2)),
-                hex.parseHex(lines.get(3))));
+                hex.parseHex(lines.get(3)), lines.size() > 4 && lines.get(4).equals("in-place")));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
