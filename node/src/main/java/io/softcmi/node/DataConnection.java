@@ -57,6 +57,13 @@ final class DataConnection implements RecentConnections.Member {
      * ({@link #lastWordIn}): a reader polling the last word of a message sees the whole message.
      */
     static final int LAST_WORD = 4;
+    /**
+     * A store of at least this many bytes puts the connection in streaming mode
+     * ({@link #streaming}): its next read takes one request header only, so that a following
+     * large store's payload is read straight into the mapping instead of into {@link #in} and
+     * copied from there (for 64 KiB messages, every byte twice).
+     */
+    static final int STREAM_PAYLOAD = 16 * 1024;
 
     private final SocketChannel channel;
     /** The TLS layer over {@link #channel}, or null. */
@@ -107,6 +114,11 @@ final class DataConnection implements RecentConnections.Member {
     private boolean growIn;
     /** Where the unserved input starts in {@link #in} (it holds {@code [inStart, position)} between passes). */
     private int inStart;
+    /**
+     * The last request served was a store of at least {@link #STREAM_PAYLOAD} bytes (or the
+     * notification right after one): read the next request's header alone (plain TCP only).
+     */
+    private boolean streaming;
     /** This client node's traffic (null when the table is full). */
     private final Traffic peerTraffic;
     /** The last segment served and its traffic: most connections use one segment. */
@@ -211,7 +223,7 @@ final class DataConnection implements RecentConnections.Member {
                 if (readThisPass && (tls == null || !tls.hasBufferedInput())) {
                     break; // level-triggered: the selector reports the socket again if more came
                 }
-                int n = io.read(in);
+                int n = readInput();
                 readThisPass = true;
                 if (n < 0) {
                     return false;
@@ -232,6 +244,25 @@ final class DataConnection implements RecentConnections.Member {
         } catch (IllegalStateException unmapped) {
             // A bulk transfer's segment was reclaimed mid-way: the stream cannot be resumed.
             return false;
+        }
+    }
+
+    /**
+     * Reads requests into {@link #in}: as much as fits, or while {@link #streaming} and the
+     * buffer holds no part of a request, one request header only (a large store's payload then
+     * goes straight into the mapping, {@link #servePut}).
+     *
+     * @return bytes read, -1 at EOF
+     */
+    private int readInput() throws IOException {
+        if (!streaming || tls != null || inStart != 0 || in.position() != 0) {
+            return io.read(in);
+        }
+        in.limit(DataProtocol.REQUEST_HEADER);
+        try {
+            return io.read(in);
+        } finally {
+            in.limit(in.capacity());
         }
     }
 
@@ -282,6 +313,7 @@ final class DataConnection implements RecentConnections.Member {
                 int payload = DataProtocol.requestPayload(in.getInt(p));
                 byte op = in.get(p + 4);
                 long requestId = in.getLong(p + 8);
+                streaming = op == DataProtocol.OP_PUT ? payload >= STREAM_PAYLOAD : streaming && op == DataProtocol.OP_NOTIFY;
                 if (op == DataProtocol.OP_DIFF && in.remaining() < DataProtocol.REQUEST_HEADER + payload
                         && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
                     growIn = in.capacity() < DataProtocol.REQUEST_HEADER + payload;

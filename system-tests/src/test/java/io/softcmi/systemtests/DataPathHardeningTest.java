@@ -224,6 +224,72 @@ class DataPathHardeningTest {
         }
     }
 
+    @Test
+    void shouldServeLargeAndSmallRequestsWrittenTogetherInOrder() throws Exception {
+        ContextThread owner = cluster.context(home);
+        int size = 512 * 1024;
+        CmiMapping[] mapping = new CmiMapping[1];
+        byte[][] shared = owner.call(c -> {
+            CmiSegment s = c.segGet(size, Set.of());
+            c.enable(true);
+            mapping[0] = c.segAt(s, Set.of());
+            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
+                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
+        });
+        RemoteSegmentHandleImpl h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(shared[0]);
+        io.softcmi.cmi.internal.TokenImpl t = (io.softcmi.cmi.internal.TokenImpl) CmiToken.fromBytes(shared[1]);
+        byte[] ticket = RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(other));
+        // Stores of 16 KiB and more make the home read the next request's header alone
+        // (DataConnection.STREAM_PAYLOAD); small stores and loads between them end that. All in
+        // one write, each store followed by a load of its first word: the replies come in order
+        // and every load sees its store.
+        int[] lengths = {65_536, 8, 20_000, 13, 70_000, 9, 16_384, 100_000};
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        byte[][] payloads = new byte[lengths.length][];
+        long offset = 0;
+        long request = 0;
+        for (int k = 0; k < lengths.length; k++) {
+            payloads[k] = new byte[lengths[k]];
+            new java.util.Random(k).nextBytes(payloads[k]);
+            ByteBuffer put = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER + lengths[k]).order(ByteOrder.LITTLE_ENDIAN);
+            DataProtocol.writeRequest(put, DataProtocol.OP_PUT, ++request, h.segmentId(), t.tokenId(), t.secretHi(),
+                t.secretLo(), offset, lengths[k], 0, lengths[k]);
+            put.put(payloads[k]);
+            all.write(put.array());
+            ByteBuffer get = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+            DataProtocol.writeRequest(get, DataProtocol.OP_GET, ++request, h.segmentId(), t.tokenId(), t.secretHi(),
+                t.secretLo(), offset, 8, 0, 0);
+            all.write(get.array());
+            offset += lengths[k];
+        }
+        try (RawDataClient raw = RawDataClient.open(ClusterNodes.port(home), ticket, cluster.clusterKey())) {
+            raw.send(all.toByteArray());
+            long expected = 0;
+            for (int k = 0; k < lengths.length; k++) {
+                RawDataClient.Reply stored = raw.readReply();
+                assertEquals(++expected, stored.requestId(), "replies in order");
+                assertEquals(0, stored.status(), "store " + k);
+                RawDataClient.Reply loaded = raw.readReply();
+                assertEquals(++expected, loaded.requestId(), "replies in order");
+                assertEquals(0, loaded.status(), "load " + k);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(java.util.Arrays.copyOf(payloads[k], 8), loaded.payload(),
+                    "the load after store " + k + " sees it");
+            }
+        }
+        long at = 0;
+        for (int k = 0; k < lengths.length; k++) {
+            long from = at;
+            int length = lengths[k];
+            byte[] got = owner.call(c -> {
+                byte[] b = new byte[length];
+                mapping[0].get(from, b, 0, length);
+                return b;
+            });
+            org.junit.jupiter.api.Assertions.assertArrayEquals(payloads[k], got, "store " + k);
+            at += length;
+        }
+    }
+
     /** User+system CPU ticks of the home's data-path I/O threads. */
     private static long ioThreadCpuTicks(long pid) throws IOException {
         long total = 0;
