@@ -171,19 +171,13 @@ class DataPathHardeningTest {
 
     @Test
     void shouldStoreEveryByteOfAPutWhosePayloadArrivesInPieces() throws Exception {
-        ContextThread owner = cluster.context(home);
         int size = 256 * 1024;
-        CmiMapping[] mapping = new CmiMapping[1];
-        byte[][] shared = owner.call(c -> {
-            CmiSegment s = c.segGet(size, Set.of());
-            c.enable(true);
-            mapping[0] = c.segAt(s, Set.of());
-            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
-                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
-        });
-        RemoteSegmentHandleImpl h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(shared[0]);
-        io.softcmi.cmi.internal.TokenImpl t = (io.softcmi.cmi.internal.TokenImpl) CmiToken.fromBytes(shared[1]);
-        byte[] ticket = RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(other));
+        Exported e = exportToRawClients(size);
+        ContextThread owner = e.owner();
+        CmiMapping[] mapping = {e.mapping()};
+        RemoteSegmentHandleImpl h = e.handle();
+        io.softcmi.cmi.internal.TokenImpl t = e.token();
+        byte[] ticket = e.ticket();
         // The home writes a store's last word after the rest (DataConnection.LAST_WORD): its bytes
         // may come with the header, apart, or partly with it; stores of one word or less have none.
         int[] lengths = {3, 4, 5, 8, 13, 4096, 100_003, 200_000};
@@ -226,19 +220,8 @@ class DataPathHardeningTest {
 
     @Test
     void shouldServeLargeAndSmallRequestsWrittenTogetherInOrder() throws Exception {
-        ContextThread owner = cluster.context(home);
         int size = 512 * 1024;
-        CmiMapping[] mapping = new CmiMapping[1];
-        byte[][] shared = owner.call(c -> {
-            CmiSegment s = c.segGet(size, Set.of());
-            c.enable(true);
-            mapping[0] = c.segAt(s, Set.of());
-            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
-                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
-        });
-        RemoteSegmentHandleImpl h = (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(shared[0]);
-        io.softcmi.cmi.internal.TokenImpl t = (io.softcmi.cmi.internal.TokenImpl) CmiToken.fromBytes(shared[1]);
-        byte[] ticket = RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(other));
+        Exported e = exportToRawClients(size);
         // Stores of 16 KiB and more make the home read the next request's header alone
         // (DataConnection.STREAM_PAYLOAD); small stores and loads between them end that. All in
         // one write, each store followed by a load of its first word: the replies come in order
@@ -252,17 +235,17 @@ class DataPathHardeningTest {
             payloads[k] = new byte[lengths[k]];
             new java.util.Random(k).nextBytes(payloads[k]);
             ByteBuffer put = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER + lengths[k]).order(ByteOrder.LITTLE_ENDIAN);
-            DataProtocol.writeRequest(put, DataProtocol.OP_PUT, ++request, h.segmentId(), t.tokenId(), t.secretHi(),
-                t.secretLo(), offset, lengths[k], 0, lengths[k]);
+            DataProtocol.writeRequest(put, DataProtocol.OP_PUT, ++request, e.handle().segmentId(), e.token().tokenId(),
+                e.token().secretHi(), e.token().secretLo(), offset, lengths[k], 0, lengths[k]);
             put.put(payloads[k]);
             all.write(put.array());
             ByteBuffer get = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER).order(ByteOrder.LITTLE_ENDIAN);
-            DataProtocol.writeRequest(get, DataProtocol.OP_GET, ++request, h.segmentId(), t.tokenId(), t.secretHi(),
-                t.secretLo(), offset, 8, 0, 0);
+            DataProtocol.writeRequest(get, DataProtocol.OP_GET, ++request, e.handle().segmentId(), e.token().tokenId(),
+                e.token().secretHi(), e.token().secretLo(), offset, 8, 0, 0);
             all.write(get.array());
             offset += lengths[k];
         }
-        try (RawDataClient raw = RawDataClient.open(ClusterNodes.port(home), ticket, cluster.clusterKey())) {
+        try (RawDataClient raw = RawDataClient.open(ClusterNodes.port(home), e.ticket(), cluster.clusterKey())) {
             raw.send(all.toByteArray());
             long expected = 0;
             for (int k = 0; k < lengths.length; k++) {
@@ -280,14 +263,35 @@ class DataPathHardeningTest {
         for (int k = 0; k < lengths.length; k++) {
             long from = at;
             int length = lengths[k];
-            byte[] got = owner.call(c -> {
+            byte[] got = e.owner().call(c -> {
                 byte[] b = new byte[length];
-                mapping[0].get(from, b, 0, length);
+                e.mapping().get(from, b, 0, length);
                 return b;
             });
             org.junit.jupiter.api.Assertions.assertArrayEquals(payloads[k], got, "store " + k);
             at += length;
         }
+    }
+
+    /** A segment of the home, attached by its owner, exported with a token for everything, and a ticket of the other node. */
+    private record Exported(ContextThread owner, CmiMapping mapping, RemoteSegmentHandleImpl handle,
+            io.softcmi.cmi.internal.TokenImpl token, byte[] ticket) {
+    }
+
+    /** Makes the segment a {@link RawDataClient} posing as the other node stores into. */
+    private static Exported exportToRawClients(int size) throws Exception {
+        ContextThread owner = cluster.context(home);
+        CmiMapping[] mapping = new CmiMapping[1];
+        byte[][] shared = owner.call(c -> {
+            CmiSegment s = c.segGet(size, Set.of());
+            c.enable(true);
+            mapping[0] = c.segAt(s, Set.of());
+            return new byte[][] {c.segExp(s, Set.of()).toBytes(),
+                c.tokNew(s, NodeAddress.ANY, EnumSet.allOf(Access.class)).toBytes()};
+        });
+        return new Exported(owner, mapping[0], (RemoteSegmentHandleImpl) HandleCodec.remoteSegmentHandle(shared[0]),
+            (io.softcmi.cmi.internal.TokenImpl) CmiToken.fromBytes(shared[1]),
+            RawDataClient.validTicket(cluster.clusterKey(), ClusterNodes.nodeId(other)));
     }
 
     /** User+system CPU ticks of the home's data-path I/O threads. */
