@@ -18,7 +18,7 @@ import javax.net.ssl.SSLException;
 final class RawTlsEngine {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** Records encrypted per socket write: 64 KiB. */
-    static final int BATCH = Integer.getInteger("bench.tlsBatch", 4);
+    static final int BATCH = 4;
     private final SocketChannel ch;
     private final SSLEngine engine;
     private final ByteBuffer netOut;

@@ -16,6 +16,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
 
@@ -24,20 +25,23 @@ import javax.net.ssl.SSLSocket;
  * JDK's own TLS with softcmi's key store, protocol and cipher suites ({@link ClusterTls}), 1 MiB
  * chunks each acknowledged by one byte as the plain raw stream's ({@link RawTcpPeer} {@code sink}),
  * in two ways: the JDK's {@link SSLSocket} as a program would use it ({@code socket}: a system
- * call per 16 KiB record each way), and an {@link SSLEngine} over a blocking socket that encrypts
- * a chunk whole and sends it in one write ({@code engine}, {@link RawTlsEngine}). This class is
- * both ends: {@link #stream} is the client, and {@link #main} the other end, in its own process.
+ * call per 16 KiB record each way), and an {@link SSLEngine} over a blocking socket with heap
+ * buffers and four records per write ({@code engine}, {@link RawTlsEngine}). Both ends run in
+ * processes of their own ({@link #measure} starts them): in the benchmark's process the JDK's TLS
+ * code would be compiled for two users, the raw stream and softcmi, and slow the one timed later.
  *
  * <pre>
- * RawTlsPeer socket|engine KEYSTORE PASSWORD_FILE CHUNK_BYTES   accepts one connection, reads chunks, answers one byte after each
+ * RawTlsPeer socket|engine KEYSTORE PASSWORD_FILE CHUNK_BYTES
+ *     accepts one connection, reads chunks, answers one byte after each; prints "PORT n" when listening
+ * RawTlsPeer client socket|engine KEYSTORE PASSWORD_FILE CHUNK_BYTES PORT WARM_UP_CHUNKS CHUNKS
+ *     sends WARM_UP_CHUNKS (at least for 2 s), then times CHUNKS; prints "RESULT MiB/s protocol suite"
  * </pre>
- * Prints "PORT n" when listening on 127.0.0.1.
  */
 public final class RawTlsPeer {
     /**
-     * Each stream is warmed up for at least this long: the other end is a fresh JVM, and until C2
-     * has compiled its TLS stack its AES-GCM runs GHASH in Java ({@code GHASH.blockMult} in a
-     * profile) instead of the intrinsic. softcmi's daemons are warm by the time they are timed.
+     * Each stream is warmed up for at least this long: both ends are fresh JVMs, and until C2 has
+     * compiled their TLS stack AES-GCM runs GHASH in Java ({@code GHASH.blockMult} in a profile)
+     * instead of the intrinsic. softcmi's daemons are warm by the time they are timed.
      */
     private static final long WARM_UP_NANOS = 2_000_000_000L;
 
@@ -55,19 +59,66 @@ public final class RawTlsPeer {
     }
 
     /**
-     * Entry point of the other end.
+     * Entry point of either end.
      *
-     * @param args key store, password file, chunk size
+     * @param args as in the class comment
      * @throws IOException if the key store or the socket fails
      */
     public static void main(String[] args) throws IOException {
-        ClusterTls tls = ClusterTls.fromKeyStore(Path.of(args[1]),
-            Files.readAllLines(Path.of(args[2])).getFirst().toCharArray());
-        int chunk = Integer.parseInt(args[3]);
-        if (args[0].equals("engine")) {
+        boolean client = args[0].equals("client");
+        int at = client ? 1 : 0;
+        String mode = args[at];
+        ClusterTls tls = ClusterTls.fromKeyStore(Path.of(args[at + 1]),
+            Files.readAllLines(Path.of(args[at + 2])).getFirst().toCharArray());
+        int chunk = Integer.parseInt(args[at + 3]);
+        if (client) {
+            ClusterTls trusting = ClusterTls.forClient(tls.trust());
+            int port = Integer.parseInt(args[5]);
+            int warmUp = Integer.parseInt(args[6]);
+            int chunks = Integer.parseInt(args[7]);
+            Result r = mode.equals("engine") ? engineClient(trusting, port, chunk, warmUp, chunks)
+                : socketClient(trusting, port, chunk, warmUp, chunks);
+            System.out.println(String.format(Locale.ROOT, "RESULT %.1f %s %s", r.mibPerSecond(), r.protocol(),
+                r.cipherSuite()));
+        } else if (mode.equals("engine")) {
             engineSink(tls, chunk);
-            return;
+        } else {
+            socketSink(tls, chunk);
         }
+    }
+
+    /**
+     * Starts both ends of one raw TLS stream and returns what the client end measured.
+     *
+     * @param children where both processes are registered (to be stopped by the caller)
+     * @param mode {@code socket} or {@code engine}
+     * @param keyStore the daemons' key store
+     * @param passwordFile its password file
+     * @param chunk bytes per chunk
+     * @param warmUp chunks sent before the timed ones (and more until {@link #WARM_UP_NANOS} passed)
+     * @param chunks chunks timed
+     * @return the rate and what was negotiated
+     * @throws IOException if either end fails
+     */
+    static Result measure(List<Process> children, String mode, Path keyStore, Path passwordFile, int chunk, int warmUp,
+            int chunks) throws IOException {
+        String name = RawTlsPeer.class.getName();
+        int port = ChildProcesses.childPort(children, name, mode, keyStore.toString(), passwordFile.toString(),
+            Integer.toString(chunk));
+        String[] result = new String[1];
+        children.add(ChildProcesses.start(l -> {
+            if (l.startsWith("RESULT ")) {
+                result[0] = l;
+                return true;
+            }
+            return false;
+        }, List.of(), name, "client", mode, keyStore.toString(), passwordFile.toString(), Integer.toString(chunk),
+            Integer.toString(port), Integer.toString(warmUp), Integer.toString(chunks)));
+        String[] f = result[0].split(" ");
+        return new Result(Double.parseDouble(f[1]), f[2], f[3]);
+    }
+
+    private static void socketSink(ClusterTls tls, int chunk) throws IOException {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             System.out.println("PORT " + server.getLocalPort());
             System.out.flush();
@@ -90,6 +141,24 @@ public final class RawTlsPeer {
         }
     }
 
+    private static Result socketClient(ClusterTls tls, int port, int chunk, int warmUp, int chunks) throws IOException {
+        Socket plain = new Socket();
+        plain.connect(new InetSocketAddress("127.0.0.1", port));
+        try (SSLSocket s = open(tls, plain, true)) {
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            byte[] buf = new byte[chunk];
+            double mibs = time(chunk, warmUp, chunks, () -> {
+                out.write(buf);
+                out.flush();
+                if (in.read() < 0) {
+                    throw new IOException("raw TLS peer closed the stream");
+                }
+            });
+            return new Result(mibs, s.getSession().getProtocol(), s.getSession().getCipherSuite());
+        }
+    }
+
     private static void engineSink(ClusterTls tls, int chunk) throws IOException {
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
@@ -97,7 +166,7 @@ public final class RawTlsPeer {
             System.out.flush();
             try (SocketChannel ch = server.accept()) {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                RawTlsEngine e = new RawTlsEngine(ch, engine(tls, false), chunk);
+                RawTlsEngine e = new RawTlsEngine(ch, tls.newEngine(false), chunk);
                 e.handshake();
                 ByteBuffer in = ByteBuffer.allocateDirect(chunk + 2 * 16384); // room for the last record's estimate
                 ByteBuffer ack = ByteBuffer.allocate(1);
@@ -106,94 +175,44 @@ public final class RawTlsPeer {
                     e.receive(in, chunk);
                     e.send(ack.clear());
                 }
-            } catch (java.io.EOFException done) {
-                // the client is done
+            } catch (IOException done) {
+                // the client is done (end of stream, or its close_notify)
             }
         }
     }
 
-    private static SSLEngine engine(ClusterTls tls, boolean client) {
-        return tls.newEngine(client);
-    }
-
-    /**
-     * The client end over an {@link SSLEngine} ({@link RawTlsEngine}): as {@link #stream}.
-     *
-     * @throws IOException if either end fails
-     */
-    static Result engineStream(List<Process> children, Path keyStore, Path passwordFile, int chunk, int warmUp,
-            int chunks) throws IOException {
-        int port = ChildProcesses.childPort(children, RawTlsPeer.class.getName(), "engine", keyStore.toString(),
-            passwordFile.toString(), Integer.toString(chunk));
-        ClusterTls client = clientTls(keyStore, passwordFile);
+    private static Result engineClient(ClusterTls tls, int port, int chunk, int warmUp, int chunks) throws IOException {
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            SSLEngine engine = engine(client, true);
+            SSLEngine engine = tls.newEngine(true);
             RawTlsEngine e = new RawTlsEngine(ch, engine, chunk);
             e.handshake();
             ByteBuffer buf = ByteBuffer.allocateDirect(chunk);
             ByteBuffer ack = ByteBuffer.allocate(1 + 2 * 16384);
-            long warm = System.nanoTime();
-            for (int i = 0; i < warmUp || System.nanoTime() - warm < WARM_UP_NANOS; i++) {
+            double mibs = time(chunk, warmUp, chunks, () -> {
                 e.send(buf.clear());
                 e.receive(ack.clear(), 1);
-            }
-            long t0 = System.nanoTime();
-            for (int i = 0; i < chunks; i++) {
-                e.send(buf.clear());
-                e.receive(ack.clear(), 1);
-            }
-            double mibs = (double) chunks * chunk / (1 << 20) / ((System.nanoTime() - t0) / 1e9);
+            });
             return new Result(mibs, engine.getSession().getProtocol(), engine.getSession().getCipherSuite());
         }
     }
 
-    private static ClusterTls clientTls(Path keyStore, Path passwordFile) throws IOException {
-        return ClusterTls.forClient(ClusterTls.fromKeyStore(keyStore,
-            Files.readAllLines(passwordFile).getFirst().toCharArray()).trust());
+    /** One chunk sent and acknowledged. */
+    private interface Chunk {
+        void send() throws IOException;
     }
 
-    /**
-     * The client end over an {@link SSLSocket}: starts the other end, sends {@code warmUp}
-     * chunks (and goes on for {@link #WARM_UP_NANOS}), then times {@code chunks}.
-     *
-     * @param children where the other end's process is registered (to be stopped by the caller)
-     * @param keyStore the daemons' key store
-     * @param passwordFile its password file
-     * @param chunk bytes per chunk
-     * @return the rate and what was negotiated
-     * @throws IOException if either end fails
-     */
-    static Result stream(List<Process> children, Path keyStore, Path passwordFile, int chunk, int warmUp, int chunks)
-            throws IOException {
-        int port = ChildProcesses.childPort(children, RawTlsPeer.class.getName(), "socket", keyStore.toString(),
-            passwordFile.toString(), Integer.toString(chunk));
-        ClusterTls client = clientTls(keyStore, passwordFile);
-        Socket plain = new Socket();
-        plain.connect(new InetSocketAddress("127.0.0.1", port));
-        try (SSLSocket s = open(client, plain, true)) {
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
-            byte[] buf = new byte[chunk];
-            long warm = System.nanoTime();
-            for (int i = 0; i < warmUp || System.nanoTime() - warm < WARM_UP_NANOS; i++) {
-                sendChunk(out, in, buf);
-            }
-            long t0 = System.nanoTime();
-            for (int i = 0; i < chunks; i++) {
-                sendChunk(out, in, buf);
-            }
-            double mibs = (double) chunks * chunk / (1 << 20) / ((System.nanoTime() - t0) / 1e9);
-            return new Result(mibs, s.getSession().getProtocol(), s.getSession().getCipherSuite());
+    /** @return MiB/s of {@code chunks} chunks, timed after the warm-up */
+    private static double time(int chunk, int warmUp, int chunks, Chunk c) throws IOException {
+        long warm = System.nanoTime();
+        for (int i = 0; i < warmUp || System.nanoTime() - warm < WARM_UP_NANOS; i++) {
+            c.send();
         }
-    }
-
-    private static void sendChunk(OutputStream out, InputStream in, byte[] buf) throws IOException {
-        out.write(buf);
-        out.flush();
-        if (in.read() < 0) {
-            throw new IOException("raw TLS peer closed the stream");
+        long t0 = System.nanoTime();
+        for (int i = 0; i < chunks; i++) {
+            c.send();
         }
+        return (double) chunks * chunk / (1 << 20) / ((System.nanoTime() - t0) / 1e9);
     }
 
     /** Layers TLS over a connected socket, limited to what softcmi's connections use, and shakes hands. */

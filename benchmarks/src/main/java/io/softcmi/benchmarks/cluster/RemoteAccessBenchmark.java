@@ -160,8 +160,8 @@ public final class RemoteAccessBenchmark {
             Path ks = tlsDir.resolve("cluster.p12");
             Path pw = tlsDir.resolve("tls.password");
             for (int run = 0; run < 2; run++) {
-                tlsSocket = better(tlsSocket, RawTlsPeer.stream(children, ks, pw, MIB, bulk / 4, bulk));
-                tlsStream = better(tlsStream, RawTlsPeer.engineStream(children, ks, pw, MIB, bulk / 4, bulk));
+                tlsSocket = better(tlsSocket, RawTlsPeer.measure(children, "socket", ks, pw, MIB, bulk / 4, bulk));
+                tlsStream = better(tlsStream, RawTlsPeer.measure(children, "engine", ks, pw, MIB, bulk / 4, bulk));
             }
         }
         MemorySegment buf = Arena.ofAuto().allocate(MIB);
