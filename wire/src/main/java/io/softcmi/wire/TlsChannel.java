@@ -196,12 +196,15 @@ public final class TlsChannel implements ByteChannel, GatheringByteChannel {
 
     /** @return the length of the encrypted record at the start of {@link #netIn} if all of it is there, else 0 */
     private int completeRecord() {
-        int have = netIn.remaining();
-        if (have < RECORD_HEADER) {
+        // The array, not the buffer's checked get: hasBufferedInput may be asked while a read
+        // moves the buffer's bounds, and then answers wrongly at worst, without throwing.
+        byte[] bytes = netIn.array();
+        int p = netIn.position();
+        int have = netIn.limit() - p;
+        if (have < RECORD_HEADER || p + RECORD_HEADER > bytes.length) {
             return 0;
         }
-        int p = netIn.position();
-        int length = RECORD_HEADER + (((netIn.get(p + 3) & 0xff) << 8) | (netIn.get(p + 4) & 0xff));
+        int length = RECORD_HEADER + (((bytes[p + 3] & 0xff) << 8) | (bytes[p + 4] & 0xff));
         return have >= length ? length : 0;
     }
 
