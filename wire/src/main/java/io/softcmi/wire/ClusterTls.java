@@ -135,6 +135,11 @@ public final class ClusterTls {
         return PROTOCOLS.clone();
     }
 
+    /** @return the cipher suites every engine offers, in order of preference (AES-128-GCM first) */
+    public static String[] cipherSuites() {
+        return SUITES.clone();
+    }
+
     private static byte[] encode(List<Certificate> certificates) throws GeneralSecurityException {
         int size = 4;
         List<byte[]> ders = new ArrayList<>();

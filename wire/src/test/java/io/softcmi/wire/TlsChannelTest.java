@@ -155,4 +155,155 @@ class TlsChannelTest {
         assertTrue(wrong.getMessage().contains("cluster.p12"), wrong::getMessage);
         assertThrows(IOException.class, () -> ClusterTls.forClient(new byte[] {0, 0, 0, 1, 0, 0, 0, 9, 1}));
     }
+
+    /** What the server end of a test does with its channel, in blocking mode after the handshake. */
+    private interface ServerEnd {
+        byte[] run(TlsChannel tls) throws IOException;
+    }
+
+    /** Accepts one connection and runs {@code end} on it on another thread, then closes the channel. */
+    private static CompletableFuture<byte[]> server(ServerSocketChannel listener, ServerEnd end) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (SocketChannel s = listener.accept(); TlsChannel tls = new TlsChannel(s, server.newEngine(false))) {
+                tls.handshake(null, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+                return end.run(tls);
+            } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+    }
+
+    /** A connected non-blocking client end, handshake done. */
+    private static TlsChannel client(SocketChannel s, Selector sel) throws IOException {
+        s.configureBlocking(false);
+        s.register(sel, SelectionKey.OP_READ);
+        TlsChannel tls = new TlsChannel(s, ClusterTls.forClient(server.trust()).newEngine(true));
+        tls.handshake(sel, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+        return tls;
+    }
+
+    /** Reads until {@code dst} is full, waiting in the selector only when the channel holds nothing. */
+    private static void readFully(TlsChannel tls, Selector sel, ByteBuffer dst) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (dst.hasRemaining()) {
+            int n = tls.read(dst);
+            assertTrue(n >= 0, "server hung up");
+            if (n == 0 && !tls.hasBufferedInput()) {
+                sel.select(100);
+                sel.selectedKeys().clear();
+            }
+            assertTrue(System.nanoTime() < deadline, "receiving timed out");
+        }
+    }
+
+    private static byte[] random(int size, long seed) {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void shouldCarryAGatheringWriteOfManyRecordsByteExactIntoADirectBuffer() throws Exception {
+        byte[] head = random(32, 1);
+        byte[] body = random((1 << 20) + 13, 2); // 65 records and a part: several output batches
+        byte[] tail = random(7, 3);
+        int total = head.length + body.length + tail.length;
+        try (ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+            CompletableFuture<byte[]> received = server(listener, tls -> {
+                // Direct and as large as the whole message: records are decrypted straight into it.
+                ByteBuffer got = ByteBuffer.allocateDirect(total);
+                while (got.hasRemaining()) {
+                    if (tls.read(got) < 0) {
+                        throw new IOException("client hung up after " + got.position() + " bytes");
+                    }
+                }
+                byte[] out = new byte[total];
+                got.flip().get(out);
+                return out;
+            });
+            try (SocketChannel s = SocketChannel.open(listener.getLocalAddress()); Selector sel = Selector.open()) {
+                TlsChannel tls = client(s, sel);
+                ByteBuffer direct = ByteBuffer.allocateDirect(body.length).put(body).flip();
+                ByteBuffer[] parts = {ByteBuffer.wrap(head), direct, ByteBuffer.wrap(tail)};
+                long written = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (written < total || !tls.flush()) {
+                    long n = written < total ? tls.write(parts) : 0;
+                    written += n;
+                    if (n == 0) {
+                        Thread.sleep(1);
+                    }
+                    assertTrue(System.nanoTime() < deadline, "sending timed out");
+                }
+                assertEquals(total, written, "bytes the writes accepted");
+                ByteBuffer expected = ByteBuffer.allocate(total).put(head).put(body).put(tail);
+                assertArrayEquals(expected.array(), received.get(30, TimeUnit.SECONDS), "what the server read");
+                tls.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldHandARecordOutThroughASmallBufferAndSayWhatItStillHolds() throws Exception {
+        byte[] data = random(40_000, 4); // three records
+        try (ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+            CompletableFuture<byte[]> serverEnd = server(listener, tls -> {
+                tls.write(ByteBuffer.wrap(data));
+                ByteBuffer ack = ByteBuffer.allocate(1);
+                while (ack.hasRemaining()) {
+                    if (tls.read(ack) < 0) {
+                        throw new IOException("client hung up before its ack");
+                    }
+                }
+                return ack.array();
+            });
+            try (SocketChannel s = SocketChannel.open(listener.getLocalAddress()); Selector sel = Selector.open()) {
+                TlsChannel tls = client(s, sel);
+                ByteBuffer first = ByteBuffer.allocate(1);
+                readFully(tls, sel, first);
+                assertTrue(tls.hasBufferedInput(), "the rest of the first record waits inside");
+                ByteBuffer rest = ByteBuffer.allocate(data.length - 1);
+                readFully(tls, sel, rest);
+                assertFalse(tls.hasBufferedInput(), "nothing left over");
+                byte[] got = ByteBuffer.allocate(data.length).put(first.flip()).put(rest.flip()).array();
+                assertArrayEquals(data, got, "what the server wrote");
+                ByteBuffer ack = ByteBuffer.wrap(new byte[] {42});
+                while (ack.hasRemaining() || !tls.flush()) {
+                    tls.write(ack);
+                }
+                assertEquals(42, serverEnd.get(30, TimeUnit.SECONDS)[0]);
+                tls.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldReadEndOfStreamAfterTheDataOfAPeerThatClosed() throws Exception {
+        byte[] data = random(100_000, 5);
+        try (ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+            CompletableFuture<byte[]> serverEnd = server(listener, tls -> {
+                tls.write(ByteBuffer.wrap(data));
+                return data; // then closed, with close_notify
+            });
+            try (SocketChannel s = SocketChannel.open(listener.getLocalAddress()); Selector sel = Selector.open()) {
+                TlsChannel tls = client(s, sel);
+                ByteBuffer got = ByteBuffer.allocate(data.length);
+                readFully(tls, sel, got);
+                assertArrayEquals(data, got.array());
+                serverEnd.get(30, TimeUnit.SECONDS);
+                s.configureBlocking(false);
+                ByteBuffer more = ByteBuffer.allocate(16);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                int n;
+                while ((n = tls.read(more)) == 0) {
+                    sel.select(100);
+                    sel.selectedKeys().clear();
+                    assertTrue(System.nanoTime() < deadline, "no end of stream");
+                }
+                assertEquals(-1, n, "end of stream after the data");
+                assertEquals(-1, tls.read(more), "and again");
+                tls.close();
+            }
+        }
+    }
 }

@@ -74,6 +74,18 @@ final class ChildProcesses {
         String[] full = new String[args.length + 1];
         full[0] = RawTcpPeer.class.getName();
         System.arraycopy(args, 0, full, 1, args.length);
+        return childPort(children, full);
+    }
+
+    /**
+     * Starts a child that prints "PORT n" when it listens, and returns the port.
+     *
+     * @param children where the child is registered (to be stopped by the caller)
+     * @param full its main class and arguments
+     * @return its port on 127.0.0.1
+     * @throws IOException if it does not start
+     */
+    static int childPort(List<Process> children, String... full) throws IOException {
         String[] line = new String[1];
         children.add(start(l -> {
             if (l.startsWith("PORT ")) {

@@ -40,7 +40,9 @@ import java.util.concurrent.Executors;
  * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.RemoteAccessBenchmark [OPS] [BULK_MIB] [--tls]
  * </pre>
  * With {@code --tls} the daemons run with a fresh key store ({@code --tls-keystore}), so every
- * data connection is TLS 1.3: the cost of TLS beside the same raw baselines.
+ * data connection is TLS 1.3: the cost of TLS beside the same raw baselines, and beside the
+ * limit TLS itself sets, a raw stream of the JDK's {@code SSLSocket} with the same key store,
+ * protocol and cipher suites ({@link RawTlsPeer}), whose negotiated suite is printed.
  */
 public final class RemoteAccessBenchmark {
     private static final int REQUEST = 72;
@@ -78,7 +80,8 @@ public final class RemoteAccessBenchmark {
                 children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), cmid.toArray(String[]::new)));
             }
             if (tls) {
-                System.out.println("daemons and data connections use TLS 1.3 (--tls); the raw baselines do not");
+                System.out.println("daemons and data connections use TLS 1.3 (--tls); the raw TCP baselines do not,"
+                    + " the raw TLS streams are the JDK's SSLSocket and SSLEngine with the same key store, protocol and suites");
             }
             CmiContext a = home.submit(context(dir.resolve("n1"))).get();
             CmiContext b = remote.submit(context(dir.resolve("n2"))).get();
@@ -93,7 +96,7 @@ public final class RemoteAccessBenchmark {
                 b.segSetToken(p, CmiToken.fromBytes(handles[1]));
                 b.enable(true);
                 CmiMapping m = b.segAt(p, Set.of());
-                return measure(b, m, ops, bulk, children);
+                return measure(b, m, ops, bulk, children, tls ? dir : null);
             }).get();
             System.out.println(report);
             remote.submit(b::fini).get();
@@ -133,7 +136,8 @@ public final class RemoteAccessBenchmark {
         };
     }
 
-    private static String measure(CmiContext ctx, CmiMapping m, int ops, int bulk, List<Process> children)
+    /** @param tlsDir where {@link #tlsOptions} put the key store, or null without TLS */
+    private static String measure(CmiContext ctx, CmiMapping m, int ops, int bulk, List<Process> children, Path tlsDir)
             throws Exception {
         StringBuilder out = new StringBuilder();
         long[] raw = rawPingPong(ops, children);
@@ -150,8 +154,19 @@ public final class RemoteAccessBenchmark {
         long[] put = ChildProcesses.time(ops, i -> m.putLong((i & 63) * 8L, i));
         long[] cas = ChildProcesses.time(ops, i -> ctx.atmCas(m, 512, i, i + 1));
         double stream = Math.max(rawStream(bulk, children), rawStream(bulk, children)); // the better of two runs
+        RawTlsPeer.Result tlsSocket = null;
+        RawTlsPeer.Result tlsStream = null;
+        if (tlsDir != null) { // the better of two runs each, warmed up as the bulk transfers below are
+            Path ks = tlsDir.resolve("cluster.p12");
+            Path pw = tlsDir.resolve("tls.password");
+            for (int run = 0; run < 2; run++) {
+                tlsSocket = better(tlsSocket, RawTlsPeer.measure(children, "socket", ks, pw, MIB, bulk / 4, bulk));
+                tlsStream = better(tlsStream, RawTlsPeer.measure(children, "engine", ks, pw, MIB, bulk / 4, bulk));
+            }
+        }
         MemorySegment buf = Arena.ofAuto().allocate(MIB);
-        for (int i = 0; i < bulk / 4; i++) { // warm-up
+        long warm = System.nanoTime(); // over TLS as long as the raw TLS streams: the cipher's JIT takes seconds
+        for (int i = 0; i < bulk / 4 || tlsDir != null && System.nanoTime() - warm < RawTlsPeer.WARM_UP_NANOS; i++) {
             m.put(0, buf);
             m.get(0, buf);
         }
@@ -174,11 +189,26 @@ public final class RemoteAccessBenchmark {
         row(out, "remote putLong", put, raw);
         row(out, "remote atmCas", cas, raw);
         out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s%n", "raw TCP stream (1 MiB chunks)", stream));
-        out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw)%n", "remote bulk put 1 MiB", putMbs,
-            100 * putMbs / stream));
-        out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw)%n", "remote bulk get 1 MiB", getMbs,
-            100 * getMbs / stream));
+        if (tlsStream != null) {
+            out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw TCP; %s %s; %s)%n",
+                "raw TLS stream, SSLSocket", tlsSocket.mibPerSecond(), 100 * tlsSocket.mibPerSecond() / stream,
+                tlsSocket.protocol(), tlsSocket.cipherSuite(), RawTlsPeer.aesIntrinsics()));
+            out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw TCP; %s %s)%n",
+                "raw TLS stream, SSLEngine", tlsStream.mibPerSecond(), 100 * tlsStream.mibPerSecond() / stream,
+                tlsStream.protocol(), tlsStream.cipherSuite()));
+        }
+        bulkRow(out, "remote bulk put 1 MiB", putMbs, stream, tlsStream);
+        bulkRow(out, "remote bulk get 1 MiB", getMbs, stream, tlsStream);
         return out.toString();
+    }
+
+    private static RawTlsPeer.Result better(RawTlsPeer.Result a, RawTlsPeer.Result b) {
+        return a == null || b.mibPerSecond() > a.mibPerSecond() ? b : a;
+    }
+
+    private static void bulkRow(StringBuilder out, String name, double mbs, double stream, RawTlsPeer.Result tls) {
+        out.append(String.format(Locale.ROOT, "%-34s %10.0f MiB/s  (%.0f%% of raw%s)%n", name, mbs, 100 * mbs / stream,
+            tls == null ? "" : String.format(Locale.ROOT, "; %.0f%% of raw TLS (SSLEngine)", 100 * mbs / tls.mibPerSecond())));
     }
 
     private static void row(StringBuilder out, String name, long[] t, long[] raw) {
