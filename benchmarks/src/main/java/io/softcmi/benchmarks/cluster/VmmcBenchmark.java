@@ -38,7 +38,9 @@ import java.util.concurrent.TimeUnit;
  * {@code -Dbench.rounds} rounds (default 5; 0 skips them), raw and VMMC alternately in each round,
  * one-way and bidirectional, with each round's figures, the medians and the ratio of the medians.
  * With {@code -Dbench.png=FILE}, the one-way and bidirectional sweeps are also drawn, VMMC beside
- * its raw baseline, as a PNG ({@link LogLogPlot}). {@code -Dbench.fromWords} and
+ * its raw baseline, as a PNG ({@link LogLogPlot}). The {@code latency} sample runs a second time
+ * with {@code -Dbench.warmLatency} round trips (default 40,000, a tenth of them untimed first; 0
+ * skips it): the first run's JVMs are still compiling. {@code -Dbench.fromWords} and
  * {@code -Dbench.toWords} (default 1 and 262144, in 4-byte words) bound both sweeps, to profile
  * one size.
  *
@@ -113,6 +115,14 @@ public final class VmmcBenchmark {
                 rawRow(out, "raw TCP relay A>R_B>B>R_A>A, 4 B, blocking (4 hops)", relayBlock, vmmcP50);
                 out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", "VMMC latency 1 word (SendDataNotify both ways)",
                     vmmcP50, vmmcP99));
+                if (WARM_LATENCY_ROUND_TRIPS > 0) {
+                    // The same sample warmed up: fresh JVMs spend their first seconds compiling.
+                    String warm = runToEnd(env, Latency.class.getName(), "1", Integer.toString(WARM_LATENCY_ROUND_TRIPS));
+                    out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", String.format(Locale.ROOT,
+                        "the same, %d round trips after %d untimed", WARM_LATENCY_ROUND_TRIPS, WARM_LATENCY_ROUND_TRIPS / 10),
+                        Double.parseDouble(warm.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1")),
+                        Double.parseDouble(warm.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"))));
+                }
             }
 
             List<double[]> vmmcOneWay = new ArrayList<>();
@@ -178,6 +188,12 @@ public final class VmmcBenchmark {
             }
         }
     }
+
+    /**
+     * Round trips of a second, warmed-up run of the {@code latency} sample (it times after a tenth
+     * of them untimed): {@code -Dbench.warmLatency}, default 40,000; 0 skips it.
+     */
+    private static final int WARM_LATENCY_ROUND_TRIPS = Integer.getInteger("bench.warmLatency", 40_000);
 
     /** The large sizes measured in rounds, in 4-byte words: 1, 2 and 4 MiB. */
     private static final long[] ROUND_WORDS = {1 << 18, 1 << 19, 1 << 20};
