@@ -54,7 +54,7 @@ final class DataConnection implements RecentConnections.Member {
     static final int INLINE_READ = 8 * 1024;
     /**
      * A store of more than this many bytes has its last this-many bytes written after the rest
-     * ({@link #lastWordIn}): a reader polling the last word of a message sees the whole message.
+     * ({@link StoreInFlight}): a reader polling the last word of a message sees the whole message.
      */
     static final int LAST_WORD = 4;
     /**
@@ -90,23 +90,10 @@ final class DataConnection implements RecentConnections.Member {
     private boolean held;
     /** A large read's payload still to be written after {@link #out}. */
     private ByteBuffer bulkOut;
-    /** A store's payload still to be read straight into the mapping (all but its last word). */
-    private ByteBuffer bulkIn;
-    /**
-     * The last word of the store {@link #bulkIn} is reading, collected apart and written after
-     * the rest: the kernel's copy into the mapping may make its stores visible to other cores in
-     * any order (x86 fast-string stores), a plain store after it is seen after all of them.
-     */
-    private final ByteBuffer lastWordIn = ByteBuffer.allocateDirect(LAST_WORD);
-    private final MemorySegment lastWordSegment = MemorySegment.ofBuffer(lastWordIn);
-    /** Where {@link #lastWordIn} goes (empty for a store of at most one word). */
-    private MemorySegment lastWordTarget;
-    private long bulkInRequest;
+    /** A store whose payload is still being read straight into the mapping. */
+    private final StoreInFlight bulkIn = new StoreInFlight();
     /** Status of the latest reply: an {@code OP_NOTIFY} with {@code FLAG_AFTER_OK} is dropped unless OK. */
     private byte lastStatus = DataProtocol.STATUS_OK;
-    private long bulkInSegment;
-    private long bulkInOffset;
-    private long bulkInLength;
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
@@ -201,11 +188,11 @@ final class DataConnection implements RecentConnections.Member {
                 if (held) {
                     break;
                 }
-                if (bulkIn != null || discard > 0) {
+                if (bulkIn.active() || discard > 0) {
                     if (!readPayload()) {
                         return false;
                     }
-                    if (bulkIn != null || discard > 0) {
+                    if (bulkIn.active() || discard > 0) {
                         break;
                     }
                     continue;
@@ -217,7 +204,7 @@ final class DataConnection implements RecentConnections.Member {
                 if (held) {
                     break; // read nothing more until the creator caught up
                 }
-                if (bulkIn != null || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
+                if (bulkIn.active() || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
                     continue;
                 }
                 if (readThisPass && (tls == null || !tls.hasBufferedInput())) {
@@ -268,23 +255,15 @@ final class DataConnection implements RecentConnections.Member {
 
     /** Reads the rest of a store's payload into the mapping, or drops a refused one. @return false on EOF */
     private boolean readPayload() throws IOException {
-        if (bulkIn != null) {
-            if (bulkIn.hasRemaining() && io.read(bulkIn) < 0) {
-                return false;
+        if (bulkIn.active()) {
+            int done = bulkIn.read(io);
+            if (done > 0) {
+                access.coherence().wrote(bulkIn.segment(), CoherenceDirectory.NO_CACHE, clientNode, bulkIn.offset(),
+                    bulkIn.length());
+                access.writes().finished(this, bulkIn.segment(), bulkIn.offset() + bulkIn.length());
+                reply(DataProtocol.STATUS_OK, bulkIn.request(), 0);
             }
-            if (!bulkIn.hasRemaining() && lastWordIn.hasRemaining() && io.read(lastWordIn) < 0) {
-                return false;
-            }
-            if (!bulkIn.hasRemaining() && !lastWordIn.hasRemaining()) {
-                VarHandle.storeStoreFence();
-                MemorySegment.copy(lastWordSegment, 0, lastWordTarget, 0, lastWordTarget.byteSize());
-                access.coherence().wrote(bulkInSegment, CoherenceDirectory.NO_CACHE, clientNode, bulkInOffset,
-                    bulkInLength);
-                access.writes().finished(this, bulkInSegment, bulkInOffset + bulkInLength);
-                bulkIn = null;
-                reply(DataProtocol.STATUS_OK, bulkInRequest, 0);
-            }
-            return true;
+            return done >= 0;
         }
         inStart = 0;
         in.clear().limit((int) Math.min(IN_CAPACITY, discard));
@@ -303,7 +282,7 @@ final class DataConnection implements RecentConnections.Member {
         boolean keep = false;
         int served = 0;
         try {
-            while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && bulkIn == null && bulkOut == null
+            while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && !bulkIn.active() && bulkOut == null
                     && !held && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
                 int p = in.position();
                 long started = System.nanoTime();
@@ -457,16 +436,7 @@ final class DataConnection implements RecentConnections.Member {
             reply(DataProtocol.STATUS_OK, requestId, 0);
         } else {
             access.writes().started(this, writer, segmentId, offset, offset + payload);
-            lastWordIn.clear().limit(payload - body);
-            for (int k = body; k < here; k++) { // the last word's bytes that came with the header
-                lastWordIn.put(in.get(start + k));
-            }
-            lastWordTarget = target.asSlice(body, payload - body);
-            bulkIn = target.asSlice(Math.min(here, body), body - Math.min(here, body)).asByteBuffer();
-            bulkInRequest = requestId;
-            bulkInSegment = segmentId;
-            bulkInOffset = offset;
-            bulkInLength = payload;
+            bulkIn.start(target, in, start, here, body, requestId, segmentId, offset);
         }
     }
 
