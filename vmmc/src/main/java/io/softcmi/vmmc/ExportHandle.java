@@ -4,6 +4,7 @@ import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.notify.DirectInlet;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
@@ -28,6 +29,8 @@ public final class ExportHandle {
      * copy, and unexporting leaves the segment (the caller's memory) in place.
      */
     final boolean direct;
+    /** Where senders store straight into this process (docs/vmmc.md, "Direct delivery"); null if it serves none. */
+    final DirectInlet inlet;
     volatile boolean live = true;
 
     // Redirection (guarded by this): a posted window, and what the delivery thread redirected into it.
@@ -42,7 +45,8 @@ public final class ExportHandle {
     volatile long dataEnd = VmmcResult.NO_SUCH_ERROR.code();
 
     ExportHandle(Vmmc owner, int rbufid, MemorySegment buf, long nwords, VmmcCallback proc, Set<BufFlag> flags,
-            CmiSegment segment, CmiMapping mapping, RemoteSegmentHandle remote, CmiToken token, boolean direct) {
+            CmiSegment segment, CmiMapping mapping, RemoteSegmentHandle remote, CmiToken token, boolean direct,
+            DirectInlet inlet) {
         this.owner = owner;
         this.rbufid = rbufid;
         this.buf = buf;
@@ -54,6 +58,7 @@ public final class ExportHandle {
         this.remote = remote;
         this.token = token;
         this.direct = direct;
+        this.inlet = inlet;
     }
 
     /** @return the receive buffer id given at export */

@@ -8,6 +8,8 @@ import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.ExportAttr;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.notify.DirectInlet;
+import io.softcmi.cmi.notify.Notifications;
 import io.softcmi.vmmc.internal.Directory;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
@@ -86,13 +88,33 @@ final class Exports {
         }
         RemoteSegmentHandle rh = v.ctx.segExp(seg, EnumSet.of(ExportAttr.WRITE_THROUGH));
         CmiToken token = v.ctx.tokNew(seg, NodeAddress.ANY, access);
+        DirectInlet inlet = access.contains(Access.WRITE) ? openInlet(m) : null;
         ExportHandle h = new ExportHandle(v, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token,
-            direct != null);
+            direct != null, inlet);
         v.receiver.bySegment.put(seg.id(), h);
         byId.put(rbufid, h);
         v.directory.publish(v.myHostName(), v.session.pid(), rbufid,
-            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes(), direct != null));
+            new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes(), direct != null,
+                inlet == null ? new byte[0] : inlet.address()));
         return h;
+    }
+
+    /** Whether exports serve senders from this process ({@code vmmc.directDelivery}, default true). */
+    static boolean directDelivery() {
+        return !"false".equals(System.getProperty("vmmc.directDelivery"));
+    }
+
+    /** @return an inlet for the buffer's segment, or null where direct delivery is off or not possible (TLS) */
+    private DirectInlet openInlet(CmiMapping m) {
+        if (!directDelivery()) {
+            return null;
+        }
+        try {
+            return Notifications.openInlet(m);
+        } catch (CmiException | io.softcmi.cmi.CmiAccessException e) {
+            v.debug("no direct delivery into this buffer, messages go through the home: " + e.getMessage());
+            return null;
+        }
     }
 
     private static boolean overlaps(MemorySegment a, MemorySegment b) {
@@ -120,6 +142,9 @@ final class Exports {
             throw new VmmcException(VmmcResult.BLOCKED_NOTIFICATIONS, "rbufid " + h.rbufid);
         }
         h.live = false;
+        if (h.inlet != null) {
+            h.inlet.close(); // later messages through it are refused (TOKEN), as the deleted token refuses them at the home
+        }
         byId.remove(h.rbufid);
         v.receiver.bySegment.remove(h.segment.id());
         v.directory.withdraw(v.myHostName(), v.session.pid(), h.rbufid);
@@ -151,6 +176,9 @@ final class Exports {
             try {
                 v.receiver.bySegment.remove(e.segment.id());
                 e.live = false;
+                if (e.inlet != null) {
+                    e.inlet.close();
+                }
                 v.directory.withdraw(v.myHostName(), v.session.pid(), e.rbufid);
             } catch (RuntimeException x) {
                 v.debug("close: " + x);

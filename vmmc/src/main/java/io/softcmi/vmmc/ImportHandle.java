@@ -2,6 +2,7 @@ package io.softcmi.vmmc;
 
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.notify.DirectRoute;
 import java.util.Set;
 
 /**
@@ -19,10 +20,12 @@ public final class ImportHandle {
     final CmiMapping mapping;
     /** Messages land in the receiver's buffer itself: one without notification needs no notice to the receiver. */
     final boolean inPlace;
+    /** The way straight to the exporting process (docs/vmmc.md, "Direct delivery"); null: messages go through the home. */
+    final DirectRoute route;
     volatile boolean live = true;
 
     ImportHandle(Vmmc owner, ProcessId exporter, int rbufid, long proxyBuf, long nwords, Set<BufFlag> flags,
-            CmiSegment segment, CmiMapping mapping, boolean inPlace) {
+            CmiSegment segment, CmiMapping mapping, boolean inPlace, DirectRoute route) {
         this.owner = owner;
         this.exporter = exporter;
         this.rbufid = rbufid;
@@ -32,6 +35,7 @@ public final class ImportHandle {
         this.segment = segment;
         this.mapping = mapping;
         this.inPlace = inPlace;
+        this.route = route;
     }
 
     /** @return the DestSpace address of the buffer's first word ({@code proxyBuf} of {@code vmmc_ImportRecvBuf}) */

@@ -5,6 +5,8 @@ import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.notify.DirectRoute;
+import io.softcmi.cmi.notify.Notifications;
 import io.softcmi.vmmc.internal.Directory;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -64,9 +66,23 @@ final class Importer {
         } catch (CmiException | io.softcmi.cmi.CmiAccessException x) {
             throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid + ": " + x.getMessage());
         }
-        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m, e.inPlace());
+        ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m, e.inPlace(),
+            route(v, e.inlet()));
         v.destSpace.add(h);
         return h;
+    }
+
+    /** @return a route to the exporter's inlet, or null (none published, direct delivery off, or it cannot be reached: the home path) */
+    private static DirectRoute route(Vmmc v, byte[] inlet) {
+        if (inlet.length == 0 || !Exports.directDelivery()) {
+            return null;
+        }
+        try {
+            return Notifications.routeTo(v.ctx, inlet);
+        } catch (CmiException | io.softcmi.cmi.CmiAccessException x) {
+            v.debug("no direct route to the exporter, messages go through the home: " + x.getMessage());
+            return null;
+        }
     }
 
     /** {@code vmmc_ImportRecvBufStatus}, as documented on {@link Vmmc#importRecvBufStatus}. */
@@ -109,6 +125,9 @@ final class Importer {
         h.live = false;
         v.destSpace.remove(h);
         try {
+            if (h.route != null) {
+                h.route.close();
+            }
             v.ctx.segDt(h.mapping);
             v.ctx.segRemove(h.segment);
         } catch (CmiException e) {

@@ -31,6 +31,8 @@ final class SendWindow {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
+    /** Whether the last message went straight to its exporter (a route) rather than through the home. */
+    private volatile boolean lastDirect;
 
     /** @return whether SendData is pipelined at all */
     static boolean enabled() {
@@ -51,6 +53,21 @@ final class SendWindow {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Before a message on the direct path ({@code direct}) or the home's: if the previous one
+     * took the other path, waits for every outstanding message first (a refusal among them is
+     * thrown), so the process's messages stay in order across the change.
+     *
+     * @param direct whether this message goes straight to its exporter
+     * @throws VmmcException BAD_IBUF_STATE if an earlier message was refused
+     */
+    void onPath(boolean direct) {
+        if (direct != lastDirect) {
+            drainOrThrow();
+            lastDirect = direct;
         }
     }
 

@@ -198,6 +198,7 @@ final class ContextImpl implements CmiContext {
             tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "cached stores not written back: " + e.getMessage());
         }
         mappings.unmapAll();
+        closeDirect();
         connections.closeAll();
         notifications.close();
         if (cleanEnd) {
@@ -271,6 +272,77 @@ final class ContextImpl implements CmiContext {
     void storesLost(SegmentImpl segment, long[] offsets) {
         tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, offsets.length + " cached lines of " + segment + " were lost");
         events.add(new io.softcmi.cmi.StoreFailure(segment, java.util.Arrays.stream(offsets).boxed().toList()));
+    }
+
+    // ---- direct delivery (docs/notifications.md, "Direct delivery") ----
+
+    private final Object directLock = new Object();
+    private InletServer inletServer; // guarded by directLock
+    private final java.util.Map<String, RouteConnection> routeConnections = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** @return this context's inlet server, started on first use on the node's data address */
+    InletServer inletServer() {
+        checkPlainTcp();
+        synchronized (directLock) {
+            if (closed) {
+                throw Errors.fail(CmiError.INIT, "context is finalized");
+            }
+            if (inletServer == null) {
+                String host = nodeAddress instanceof NodeAddressImpl a && !a.host().isEmpty() ? a.host() : "127.0.0.1";
+                try {
+                    inletServer = InletServer.start(this, host);
+                } catch (java.io.IOException e) {
+                    throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, 0, 0);
+                }
+            }
+            return inletServer;
+        }
+    }
+
+    /** @return this context's connection to the process serving {@code inlet}, opened (again) if needed */
+    RouteConnection routeConnection(InletAddress inlet) {
+        checkPlainTcp();
+        synchronized (directLock) {
+            if (closed) {
+                throw Errors.fail(CmiError.INIT, "context is finalized");
+            }
+            RouteConnection c = routeConnections.get(inlet.endpoint());
+            if (c == null || c.broken()) {
+                try {
+                    c = RouteConnection.open(inlet, nodeAddress.toBytes(), reconfTimeout.toNanos(), this::beforeDirectWait);
+                } catch (java.io.IOException e) {
+                    tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "no route to inlet at " + inlet.endpoint() + ": " + e);
+                    throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, 0, 0);
+                }
+                routeConnections.put(inlet.endpoint(), c);
+            }
+            return c;
+        }
+    }
+
+    /** A thread of this context is about to wait for another process's inlet (see {@link InletServer#serveWhileWaiting}). */
+    private boolean beforeDirectWait() {
+        InletServer s;
+        synchronized (directLock) {
+            s = inletServer;
+        }
+        return s != null && s.serveWhileWaiting();
+    }
+
+    private void checkPlainTcp() {
+        if (!connections.plainTcp()) {
+            throw Errors.fail(CmiError.NOTSUPP, "direct delivery is plain TCP and this node speaks TLS to other nodes");
+        }
+    }
+
+    private void closeDirect() {
+        synchronized (directLock) {
+            if (inletServer != null) {
+                inletServer.close();
+            }
+            routeConnections.values().forEach(RouteConnection::close);
+            routeConnections.clear();
+        }
     }
 
     /** @return the deadline of a remote call starting now: the reconfiguration timeout from now */

@@ -9,8 +9,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
 /**
- * A context's {@link NotificationInbox}. The control reader thread {@link #deliver delivers}:
- * it runs the inline handlers itself, then hands the notification to the
+ * A context's {@link NotificationInbox}. The control reader thread and the inlet thread
+ * {@link #deliver deliver}, one at a time: the delivering thread runs the inline handlers itself, then hands the notification to the
  * {@link NotificationDispatcher} if a handler is registered at that moment, else (if there is
  * no inline handler either) into the queue for {@link #poll}/{@link #take}.
  */
@@ -18,8 +18,10 @@ final class NotificationInboxImpl implements NotificationInbox {
     private final LinkedBlockingQueue<Notification> waiting = new LinkedBlockingQueue<>();
     private final CopyOnWriteArrayList<Consumer<Notification>> handlers = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<Consumer<Notification>> inline = new CopyOnWriteArrayList<>();
-    /** The reader thread was associated with the context (reader thread only). */
-    private boolean readerBound;
+    /** Notifications handed in and not delivered yet ({@link #deliver}). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Notification> incoming = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Whether a thread is delivering ({@link #deliver}). */
+    private final java.util.concurrent.atomic.AtomicBoolean delivering = new java.util.concurrent.atomic.AtomicBoolean();
     private final ContextImpl context;
     private NotificationDispatcher dispatcher;
     private volatile long lastArrival;
@@ -29,14 +31,37 @@ final class NotificationInboxImpl implements NotificationInbox {
         this.context = context;
     }
 
-    /** Called on the control reader thread, in the order the node sent the notices. */
+    /**
+     * Called on the control reader thread, in the order the node sent the notices, and on the
+     * context's inlet thread (direct delivery) in the order each sender sent them. One thread
+     * delivers at a time, in the order the notifications were handed in: a thread that finds
+     * another delivering leaves its notification to that one and returns at once (so the control
+     * reader never waits for a handler running on the inlet thread, nor the other way round).
+     */
     void deliver(Notification n) {
+        incoming.add(n);
+        while (delivering.compareAndSet(false, true)) {
+            try {
+                Notification next;
+                while ((next = incoming.poll()) != null) {
+                    deliverNow(next);
+                }
+            } finally {
+                delivering.set(false);
+            }
+            if (incoming.isEmpty()) {
+                return;
+            }
+        }
+    }
+
+    private void deliverNow(Notification n) {
         lastArrival = System.nanoTime();
         boolean ranInline = false;
         for (Consumer<Notification> h : inline) {
-            if (!readerBound) {
+            ThreadState ts = ThreadState.current();
+            if (ts.context != context || !ts.enabled) {
                 context.bindHandlerThread();
-                readerBound = true;
             }
             NotificationDispatcher.runHandler(h, n);
             ranInline = true;

@@ -54,6 +54,14 @@ final class RemoteConnections {
         this.timeoutNanos = timeoutNanos;
     }
 
+    /** @return whether this context speaks plain TCP to other nodes (no TLS), asking its node the first time */
+    boolean plainTcp() {
+        if (ticket == null) {
+            freshTicket(null);
+        }
+        return tls == null;
+    }
+
     /** @return the deadline ({@link System#nanoTime()}) of a remote call starting now */
     long deadline() {
         return System.nanoTime() + timeoutNanos.getAsLong();

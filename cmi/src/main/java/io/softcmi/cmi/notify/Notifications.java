@@ -142,6 +142,42 @@ public final class Notifications {
     }
 
     /**
+     * Serves {@code mapping}'s segment from this process: senders that hold the returned inlet's
+     * {@link DirectInlet#address()} store and notify through a {@link DirectRoute} straight into
+     * this process's attach, which hands their notifications to the context's inbox (inline
+     * handlers run on the context's inlet thread then, one notification at a time with those
+     * of the control reader). The context serves its inlets on one thread and one TCP port,
+     * bound to its node's data address, opened with the first inlet.
+     *
+     * @param mapping a writable local attach of a segment this context created
+     * @return the inlet
+     * @throws io.softcmi.cmi.CmiException INVAL if {@code mapping} is not a local attach made by
+     *     this library (an import, an extensible segment) or is detached, NOTSUPP if its node
+     *     speaks TLS to other nodes (direct delivery is plain TCP)
+     * @throws io.softcmi.cmi.CmiAccessException PERM for a read-only attach, TRANSIENT if no port
+     *     could be opened
+     */
+    public static DirectInlet openInlet(CmiMapping mapping) {
+        return io.softcmi.cmi.internal.DirectDelivery.openInlet(mapping);
+    }
+
+    /**
+     * A route from {@code context} to the inlet at {@code inletAddress}, connecting to its
+     * process if this context has no connection there yet (within the context's remote timeout).
+     *
+     * @param context the sending context
+     * @param inletAddress {@link DirectInlet#address()} of an inlet
+     * @return the route
+     * @throws io.softcmi.cmi.CmiException INVAL if {@code inletAddress} is not an inlet's address
+     *     or {@code context} not a softcmi context, NOTSUPP if the context's node speaks TLS to
+     *     other nodes
+     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the inlet's process cannot be reached
+     */
+    public static DirectRoute routeTo(CmiContext context, byte[] inletAddress) {
+        return io.softcmi.cmi.internal.DirectDelivery.routeTo(context, inletAddress);
+    }
+
+    /**
      * The inbox of a context: notifications for the segments it created.
      *
      * @param context a context of this process

@@ -24,9 +24,10 @@ import java.util.stream.Stream;
  *   SHARE/SESSION/procs/HOST.PID/rbuf.ID    an export record (written to a temporary file, then renamed)
  *   SHARE/SESSION/procs/HOST.PID/rbuf.ID.gone  tombstone left by UnexportRecvBuf
  * </pre>
- * An export record holds five lines: {@code nwords}, the flag names, the hex of the
- * {@code RemoteSegmentHandle}, the hex of the {@code CmiToken}, and {@code in-place} or
- * {@code copied} (a record of four lines is {@code copied}).
+ * An export record holds six lines: {@code nwords}, the flag names, the hex of the
+ * {@code RemoteSegmentHandle}, the hex of the {@code CmiToken}, {@code in-place} or
+ * {@code copied} (a record of four lines is {@code copied}), and the hex of the exporter's
+ * {@code DirectInlet} address, or {@code -} where it serves none (a record of five lines serves none).
  */
 public final class Directory {
     private final Path procs;
@@ -40,8 +41,10 @@ public final class Directory {
      * @param token token bytes
      * @param inPlace whether messages land in the receiver's buffer itself (the buffer is its
      *        segment), so that a message without notification needs no notice to the receiver
+     * @param inlet the address of the exporter's inlet for the buffer's segment (messages go
+     *        straight to the exporting process), empty where it serves none (they go through the home)
      */
-    public record Entry(long nwords, String flags, byte[] handle, byte[] token, boolean inPlace) {
+    public record Entry(long nwords, String flags, byte[] handle, byte[] token, boolean inPlace, byte[] inlet) {
     }
 
     /**
@@ -134,7 +137,7 @@ public final class Directory {
         Path dir = proc(host, pid);
         HexFormat hex = HexFormat.of();
         String text = e.nwords() + "\n" + e.flags() + "\n" + hex.formatHex(e.handle()) + "\n" + hex.formatHex(e.token()) + "\n"
-            + (e.inPlace() ? "in-place" : "copied") + "\n";
+            + (e.inPlace() ? "in-place" : "copied") + "\n" + (e.inlet().length == 0 ? "-" : hex.formatHex(e.inlet())) + "\n";
         try {
             Files.deleteIfExists(dir.resolve("rbuf." + rbufid + ".gone"));
             Path tmp = Files.createTempFile(dir, "rbuf." + rbufid + ".", ".tmp");
@@ -187,7 +190,8 @@ public final class Directory {
             }
             HexFormat hex = HexFormat.of();
             return Optional.of(new Entry(Long.parseLong(lines.get(0)), lines.get(1), hex.parseHex(lines.get(2)),
-                hex.parseHex(lines.get(3)), lines.size() > 4 && lines.get(4).equals("in-place")));
+                hex.parseHex(lines.get(3)), lines.size() > 4 && lines.get(4).equals("in-place"),
+                lines.size() > 5 && !lines.get(5).equals("-") ? hex.parseHex(lines.get(5)) : new byte[0]));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

@@ -1,0 +1,61 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiError;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Where a {@code DirectInlet} is reached: its process's host and port, the inlet's number there,
+ * its segment's size and its key. Encoded as bytes for {@code DirectInlet.address()}.
+ *
+ * @param host the host the inlet's server listens on
+ * @param port its TCP port
+ * @param inletId the inlet's number in that server
+ * @param size the segment's size in bytes
+ * @param key the inlet's random key (the sender proves it holds the address with it)
+ */
+record InletAddress(String host, int port, int inletId, long size, byte[] key) {
+    private static final int MAGIC = 0x494E4C31; // "INL1"
+    static final int KEY_LENGTH = 16;
+
+    byte[] toBytes() {
+        byte[] h = host.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(4 + 4 + 4 + 8 + KEY_LENGTH + 2 + h.length);
+        b.putInt(MAGIC).putInt(port).putInt(inletId).putLong(size).put(key).putShort((short) h.length).put(h);
+        return b.array();
+    }
+
+    /**
+     * @param bytes an inlet's address
+     * @return the decoded address
+     * @throws io.softcmi.cmi.CmiException INVAL if {@code bytes} is not one
+     */
+    static InletAddress fromBytes(byte[] bytes) {
+        Errors.checkNotNull(bytes, "inlet address");
+        try {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            if (b.getInt() != MAGIC) {
+                throw Errors.fail(CmiError.INVAL, "not an inlet address");
+            }
+            int port = b.getInt();
+            int id = b.getInt();
+            long size = b.getLong();
+            byte[] key = new byte[KEY_LENGTH];
+            b.get(key);
+            byte[] h = new byte[b.getShort() & 0xFFFF];
+            b.get(h);
+            if (b.hasRemaining() || port <= 0 || port > 0xFFFF || size <= 0) {
+                throw Errors.fail(CmiError.INVAL, "malformed inlet address");
+            }
+            return new InletAddress(new String(h, StandardCharsets.UTF_8), port, id, size, key);
+        } catch (BufferUnderflowException e) {
+            throw Errors.fail(CmiError.INVAL, "truncated inlet address");
+        }
+    }
+
+    /** @return the server's endpoint, the key of the connection the routes to it share */
+    String endpoint() {
+        return host + ":" + port;
+    }
+}

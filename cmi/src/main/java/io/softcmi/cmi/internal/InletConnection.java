@@ -1,0 +1,278 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.NodeAddress;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One sender's connection to an {@link InletServer}: reads its frames ({@link InletFrames}) in
+ * order, checks each against the inlets the sender opened, writes the payload into the inlet's
+ * attach (a payload larger than the input buffer straight from the socket; its last
+ * {@value #TAIL} bytes always last, after a store fence, as the home does, for readers that poll
+ * the last word), queues the notifications for the server to hand to the context's inbox once
+ * the input read is consumed, and then acknowledges what it served (one write for a batch of
+ * frames, after the handlers: off the path of a ping-pong whose handler answers at once). A
+ * frame is acknowledged once stored, not once handled: while a handler running on the server's
+ * thread waits for another process (an acknowledgement, room in a socket), the server keeps
+ * reading, storing and acknowledging ({@link InletServer#serveWhileWaiting}), and queues the
+ * notifications that come meanwhile, so two processes whose handlers send to each other and wait
+ * never wait on each other (DirectDeliveryTest). Runs on the server's thread only.
+ */
+final class InletConnection {
+    /** A sender broke the protocol: the connection is dropped. */
+    static final class ProtocolException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        ProtocolException(String message) {
+            super(message);
+        }
+    }
+
+    private static final int TAIL = 8;
+    private final InletServer server;
+    private final SocketChannel channel;
+    /** Input, in write mode between calls. */
+    private final ByteBuffer in = ByteBuffer.allocateDirect(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
+    /** Acknowledgements not yet written, in write mode. */
+    private final ByteBuffer out = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
+    private final Map<Integer, Inlet> opened = new HashMap<>();
+    private NodeAddress sender = HandleCodec.ANY_NODE;
+    private long seq;
+    private long acked;
+    // The frame being read.
+    private boolean inFrame;
+    private int op;
+    private int inletId;
+    private long offset;
+    private long length;
+    private long notifyOffset;
+    private long value;
+    private long done;
+    private Inlet target;
+    private int status;
+
+    InletConnection(InletServer server, SocketChannel channel) {
+        this.server = server;
+        this.channel = channel;
+    }
+
+    /** The connection is readable or writable: writes waiting acknowledgements, reads and serves frames. */
+    void serve(SelectionKey key) throws IOException, ProtocolException {
+        if (!flush()) {
+            key.interestOps(SelectionKey.OP_WRITE);
+            return;
+        }
+        serveRead(key, channel.read(in));
+    }
+
+    /**
+     * Reads once without the selector (the server's poll loop, for the connection of the last
+     * traffic: one {@code read} per look instead of a {@code select} and a {@code read}); the
+     * caller then {@link #serveRead serves} what came, outside its poll.
+     *
+     * @return what {@code read} returned (0 if acknowledgements wait to be written)
+     */
+    int poll() throws IOException {
+        return out.position() != 0 ? 0 : channel.read(in);
+    }
+
+    /** Serves the frames read ({@code n}: what the last {@code read} returned), then acknowledges them. */
+    void serveRead(SelectionKey key, int n) throws IOException, ProtocolException {
+        in.flip();
+        try {
+            process();
+        } finally {
+            in.compact();
+        }
+        server.deliverQueued();
+        acknowledge();
+        key.interestOps(flush() ? SelectionKey.OP_READ : SelectionKey.OP_WRITE);
+        if (n < 0) {
+            throw new IOException("closed by the sender");
+        }
+    }
+
+    private void process() throws IOException, ProtocolException {
+        while (true) {
+            if (!inFrame) {
+                if (in.remaining() < InletFrames.HEADER || out.remaining() < 2 * InletFrames.ACK) {
+                    return;
+                }
+                readHeader();
+            }
+            if (op == InletFrames.OPEN) {
+                if (in.remaining() < length) {
+                    return;
+                }
+                open();
+                continue;
+            }
+            if (done < length) {
+                int take = (int) Math.min(length - done, in.remaining());
+                if (take > 0) {
+                    copyIn(take);
+                }
+                if (done < length && status == 0 && length - done > TAIL) {
+                    readStraight();
+                }
+                if (done < length) {
+                    return;
+                }
+            }
+            finish();
+        }
+    }
+
+    private void readHeader() throws ProtocolException {
+        op = in.getInt();
+        inletId = in.getInt();
+        offset = in.getLong();
+        length = in.getLong();
+        notifyOffset = in.getLong();
+        value = in.getLong();
+        if (length < 0) {
+            throw new ProtocolException("negative length " + length);
+        }
+        done = 0;
+        inFrame = true;
+        target = null;
+        status = 0;
+        switch (op) {
+            case InletFrames.OPEN -> {
+                if (length < InletAddress.KEY_LENGTH || length > InletFrames.MAX_OPEN) {
+                    throw new ProtocolException("OPEN of " + length + " bytes");
+                }
+            }
+            case InletFrames.PUT, InletFrames.PUT_NOTIFY -> status = check();
+            default -> throw new ProtocolException("unknown op " + op);
+        }
+    }
+
+    /** @return 0 if the frame may be stored, else its refusal's status */
+    private int check() {
+        Inlet i = opened.get(inletId);
+        if (i == null || !i.serving()) {
+            return InletFrames.status(CmiAccessError.TOKEN);
+        }
+        long size = i.data.byteSize();
+        if (offset < 0 || length > size || offset > size - length
+                || op == InletFrames.PUT_NOTIFY && (notifyOffset < 0 || notifyOffset > size - 8)) {
+            return InletFrames.status(CmiAccessError.SINVAL);
+        }
+        target = i;
+        return 0;
+    }
+
+    private void open() {
+        byte[] key = new byte[InletAddress.KEY_LENGTH];
+        in.get(key);
+        byte[] address = new byte[(int) length - key.length];
+        in.get(address);
+        Inlet i = server.inlet(inletId);
+        if (i != null && MessageDigest.isEqual(i.key, key)) {
+            opened.put(inletId, i);
+        } else {
+            opened.remove(inletId);
+        }
+        try {
+            sender = HandleCodec.nodeAddress(address);
+        } catch (CmiException e) {
+            // keep the last one known; the notification's sender is informational
+        }
+        inFrame = false;
+    }
+
+    /** Takes {@code take} payload bytes from the input buffer: into the attach, or dropped for a refused frame. */
+    private void copyIn(int take) {
+        if (status == 0) {
+            try {
+                MemorySegment src = MemorySegment.ofBuffer(in).asSlice(0, take);
+                long at = offset + done;
+                boolean last = done + take == length;
+                long head = last ? take - Math.min(take, TAIL) : take;
+                MemorySegment.copy(src, 0, target.data, at, head);
+                if (last) {
+                    VarHandle.storeStoreFence();
+                    MemorySegment.copy(src, head, target.data, at + head, take - head);
+                }
+            } catch (IllegalStateException detached) {
+                status = InletFrames.status(CmiAccessError.TOKEN); // the attach went away meanwhile
+            }
+        }
+        in.position(in.position() + take);
+        done += take;
+    }
+
+    /** The input buffer is empty: reads the rest of a large payload but its tail straight into the attach. */
+    private void readStraight() throws IOException {
+        try {
+            ByteBuffer dst = target.data.asSlice(offset + done, length - done - TAIL).asByteBuffer();
+            int n;
+            while (dst.hasRemaining() && (n = channel.read(dst)) > 0) {
+                done += n;
+            }
+        } catch (IllegalStateException detached) {
+            status = InletFrames.status(CmiAccessError.TOKEN);
+        }
+    }
+
+    private void finish() {
+        seq++;
+        inFrame = false;
+        if (status != 0) {
+            out.putLong(seq).putInt(status).putInt(0);
+            return;
+        }
+        target.stored();
+        if (op == InletFrames.PUT_NOTIFY) {
+            server.queue(target, notifyOffset, value, sender);
+        }
+    }
+
+    /** Appends the acknowledgement of every frame served so far, if not done yet. */
+    private void acknowledge() {
+        if (seq > acked) {
+            out.putLong(seq).putInt(0).putInt(0);
+            acked = seq;
+        }
+    }
+
+    /**
+     * Serves the connection from inside a handler that waits for another process
+     * ({@link InletServer#serveWhileWaiting}): reads what came, stores it, queues its
+     * notifications (delivered once the handler returns), and acknowledges everything served.
+     */
+    void serveNested(SelectionKey key) throws IOException, ProtocolException {
+        if (flush()) {
+            serveRead(key, channel.read(in));
+        }
+        if (out.remaining() >= InletFrames.ACK) {
+            acknowledge();
+        }
+        flush();
+    }
+
+    /** @return whether every acknowledgement is written */
+    private boolean flush() throws IOException {
+        if (out.position() == 0) {
+            return true;
+        }
+        out.flip();
+        try {
+            channel.write(out);
+        } finally {
+            out.compact();
+        }
+        return out.position() == 0;
+    }
+}

@@ -1,0 +1,339 @@
+package io.softcmi.cmi.internal;
+
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.notify.Notification;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The receiving end of direct delivery in one context (docs/notifications.md, "Direct
+ * delivery"): one TCP port and one platform thread that serves every connection of every sender
+ * with a selector ({@link InletConnection} per connection), writes their stores into the local
+ * attaches of the context's {@link Inlet}s and hands their notifications to the context's inbox.
+ * After traffic it polls for up to {@value #MAX_POLL_NANOS} ns before it blocks in the selector,
+ * reading the connection of the last traffic directly (one {@code read} per look, a
+ * {@code select} every eighth): while traffic came within {@value #TRAFFIC_NANOS} ns or its polls
+ * have been paying, one poller per JVM, and never while this JVM's pollers back off after a
+ * preemption ({@link PollBudget#contended()}: every core busy). Unlike the home's loop it does not
+ * stop for the runnable count ({@link PollBudget#crowded()}): its peer is the sender's own thread,
+ * two threads as in a raw polling ping-pong, and on a 2-core machine running that ping-pong the
+ * count is 3 to 4 by itself (measured 2026-11-27: with that rule the thread never polled). The
+ * poll ends before the frames are served, so a handler that waits for its own answers may poll.
+ */
+final class InletServer implements Runnable {
+    /** Longest poll after traffic before the thread blocks in its selector. */
+    static final long MAX_POLL_NANOS = 200_000;
+    /** Traffic this recent keeps the thread polling whatever its hit rate. */
+    static final long TRAFFIC_NANOS = 1_000_000;
+    private static final System.Logger LOG = System.getLogger("io.softcmi.cmi");
+    private final ContextImpl context;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final String host;
+    private final int port;
+    private final Thread thread;
+    private final Map<Integer, Inlet> inlets = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
+    private final SecureRandom random = new SecureRandom();
+    private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, false);
+    private volatile boolean closed;
+    private long lastTraffic;
+    /** The connection of the last traffic, which the poll loop reads directly; null if none. */
+    private SelectionKey lastKey;
+    /** Notifications of stored frames not yet handed to the inbox (server thread only). */
+    private final java.util.ArrayDeque<Queued> queued = new java.util.ArrayDeque<>();
+    private boolean delivering;
+
+    private InletServer(ContextImpl context, String host) throws IOException {
+        this.context = context;
+        this.host = host;
+        this.selector = Selector.open();
+        this.server = ServerSocketChannel.open();
+        try {
+            server.bind(new InetSocketAddress(host, 0));
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            selector.close();
+            throw e;
+        }
+        this.port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+        this.thread = Thread.ofPlatform().daemon().name("softcmi-inlet-" + context.sessionId()).unstarted(this);
+    }
+
+    /**
+     * @param context the serving context
+     * @param host the address to listen on (the node's data address)
+     * @return a started server
+     * @throws IOException if the port cannot be opened
+     */
+    static InletServer start(ContextImpl context, String host) throws IOException {
+        InletServer s = new InletServer(context, host);
+        s.thread.start();
+        return s;
+    }
+
+    String host() {
+        return host;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** Opens an inlet on a writable local attach. */
+    Inlet open(LocalMapping mapping) {
+        byte[] key = new byte[InletAddress.KEY_LENGTH];
+        random.nextBytes(key);
+        Inlet inlet = new Inlet(this, ids.incrementAndGet(), key, mapping);
+        inlets.put(inlet.id, inlet);
+        return inlet;
+    }
+
+    Inlet inlet(int id) {
+        return inlets.get(id);
+    }
+
+    void remove(Inlet inlet) {
+        inlets.remove(inlet.id, inlet);
+    }
+
+    /**
+     * Before a thread waits for another process: if it is this server's thread (a handler that
+     * sends and waits), serves every connection once without blocking, storing and acknowledging
+     * what came and queueing its notifications, so that no sender waits for the handler
+     * ({@link InletConnection}).
+     *
+     * @return whether the caller is this server's thread (it must then not block for long: the
+     *     caller looks again at least every millisecond)
+     */
+    boolean serveWhileWaiting() {
+        if (Thread.currentThread() != thread) {
+            return false;
+        }
+        for (SelectionKey k : selector.keys()) {
+            if (k.isValid() && k.attachment() instanceof InletConnection c) {
+                try {
+                    c.serveNested(k);
+                } catch (IOException | java.nio.channels.CancelledKeyException | InletConnection.ProtocolException e) {
+                    drop(k, e);
+                    lastKey = lastKey == k ? null : lastKey;
+                }
+            }
+        }
+        return true;
+    }
+
+    private record Queued(Inlet inlet, long offset, long value, NodeAddress sender) {
+    }
+
+    /** Queues a notification of a stored frame (server thread). */
+    void queue(Inlet inlet, long offset, long value, NodeAddress sender) {
+        queued.add(new Queued(inlet, offset, value, sender));
+    }
+
+    /**
+     * Hands the queued notifications to the context's inbox, in order (server thread); inside a
+     * delivery (a handler that waits and lets the server serve meanwhile) it does nothing: the
+     * outer delivery goes on with them when the handler returns.
+     */
+    void deliverQueued() {
+        if (delivering) {
+            return;
+        }
+        delivering = true;
+        try {
+            Queued q;
+            while ((q = queued.poll()) != null) {
+                context.notifications().deliver(new Notification(q.inlet().mapping.segment(), q.offset(), q.value(), q.sender()));
+            }
+        } finally {
+            delivering = false;
+        }
+    }
+
+    /** Stops serving and closes every connection (the context ends). */
+    void close() {
+        closed = true;
+        selector.wakeup();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        context.bindHandlerThread();
+        try {
+            while (!closed) {
+                int ready = selector.selectNow();
+                if (ready == 0) {
+                    ready = pollThenBlock();
+                }
+                if (ready > 0) {
+                    serveReady();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!closed) {
+                LOG.log(System.Logger.Level.WARNING, "direct delivery stopped: " + e);
+            }
+        } finally {
+            closeAll();
+        }
+    }
+
+    private int pollThenBlock() throws IOException {
+        long now = System.nanoTime();
+        long limit = pollLimit(now);
+        SelectionKey polled = null;
+        int read = 0;
+        if (limit > 0 && PollBudget.startPolling()) {
+            try {
+                long end = now + limit;
+                long previous = now;
+                SelectionKey last = lastKey;
+                InletConnection c = last != null && last.isValid() && last.attachment() instanceof InletConnection x ? x : null;
+                for (int i = 0; !closed; i++) {
+                    if (c != null && (i & 7) != 7 && (read = pollOne(last, c)) != 0) {
+                        polled = last;
+                        budget.polled(true);
+                        break;
+                    }
+                    int ready = c == null || (i & 7) == 7 ? selector.selectNow() : 0;
+                    if (ready > 0) {
+                        budget.polled(true);
+                        return ready;
+                    }
+                    long t = System.nanoTime();
+                    if (t - end >= 0) {
+                        budget.polled(false);
+                        break;
+                    }
+                    if (!PollBudget.stillScheduled(previous, t)) {
+                        break;
+                    }
+                    previous = t;
+                    Thread.onSpinWait();
+                }
+            } finally {
+                PollBudget.endPolling(); // before serving: a handler may wait, and poll, for its own answers
+            }
+        }
+        if (polled != null) {
+            serveOne(polled, read);
+            return 0;
+        }
+        int ready = selector.select(1_000);
+        if (ready > 0) {
+            budget.blocked(System.nanoTime() - now);
+        }
+        return ready;
+    }
+
+    /**
+     * How long to poll now: {@value #MAX_POLL_NANOS} ns while traffic came within
+     * {@link #TRAFFIC_NANOS} or polls have been paying, unless polling is off or this JVM's
+     * pollers back off after a preemption ({@link PollBudget#contended()}: every core busy).
+     */
+    private long pollLimit(long now) {
+        if (!PollBudget.enabled() || PollBudget.contended()) {
+            return 0;
+        }
+        return now - lastTraffic < TRAFFIC_NANOS || budget.budget() > 0 ? MAX_POLL_NANOS : 0;
+    }
+
+    /** One look at the connection of the last traffic: what its {@code read} returned (a failed connection is dropped: 0). */
+    private int pollOne(SelectionKey k, InletConnection c) {
+        try {
+            return c.poll();
+        } catch (IOException e) {
+            drop(k, e);
+            lastKey = null;
+            return 0;
+        }
+    }
+
+    private void serveOne(SelectionKey k, int read) {
+        lastTraffic = System.nanoTime();
+        try {
+            ((InletConnection) k.attachment()).serveRead(k, read);
+        } catch (IOException | java.nio.channels.CancelledKeyException | InletConnection.ProtocolException e) {
+            drop(k, e);
+            lastKey = null;
+        }
+    }
+
+    private void serveReady() {
+        lastTraffic = System.nanoTime();
+        for (SelectionKey k : selector.selectedKeys()) {
+            try {
+                if (k.isAcceptable()) {
+                    accept();
+                } else if (k.attachment() instanceof InletConnection c) {
+                    if (k.isReadable() || k.isWritable()) {
+                        lastKey = k;
+                        c.serve(k);
+                    }
+                }
+            } catch (IOException | java.nio.channels.CancelledKeyException e) {
+                drop(k, e);
+                lastKey = lastKey == k ? null : lastKey;
+            } catch (InletConnection.ProtocolException e) {
+                lastKey = lastKey == k ? null : lastKey;
+                LOG.log(System.Logger.Level.WARNING, "direct delivery: dropping a connection: " + e.getMessage());
+                drop(k, e);
+            }
+        }
+        selector.selectedKeys().clear();
+    }
+
+    private void accept() throws IOException {
+        SocketChannel ch;
+        while ((ch = server.accept()) != null) {
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            SelectionKey key = ch.register(selector, SelectionKey.OP_READ);
+            key.attach(new InletConnection(this, ch));
+        }
+    }
+
+    private static void drop(SelectionKey k, Exception why) {
+        k.cancel();
+        try {
+            k.channel().close();
+        } catch (IOException e) {
+            why.addSuppressed(e);
+        }
+    }
+
+    private void closeAll() {
+        for (SelectionKey k : selector.keys()) {
+            try {
+                k.channel().close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        inlets.clear();
+    }
+}

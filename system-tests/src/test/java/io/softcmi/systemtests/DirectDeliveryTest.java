@@ -1,0 +1,299 @@
+package io.softcmi.systemtests;
+
+import static io.softcmi.systemtests.NotificationTestSupport.WAIT;
+import static io.softcmi.systemtests.NotificationTestSupport.assertEmpty;
+import static io.softcmi.systemtests.NotificationTestSupport.takeOne;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.cmi.AttachFlag;
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiAccessException;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiMapping;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.ExportAttr;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.CmiToken;
+import io.softcmi.cmi.Access;
+import io.softcmi.cmi.notify.DirectInlet;
+import io.softcmi.cmi.notify.DirectRoute;
+import io.softcmi.cmi.notify.Notification;
+import io.softcmi.cmi.notify.NotificationInbox;
+import io.softcmi.cmi.notify.Notifications;
+import io.softcmi.cmi.notify.PendingPut;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Direct delivery ({@code Notifications.openInlet}/{@code routeTo}, docs/notifications.md):
+ * stores and notifications from a context on daemon B straight into the process of a segment's
+ * creator on daemon A, without A's daemon in between. Two daemons on loopback.
+ */
+@Timeout(120)
+class DirectDeliveryTest {
+    static final long PAGE = 4096;
+    @RegisterExtension
+    static final SystemTestResources RESOURCES = SystemTestResources.perClass();
+
+    private static NodeProcess nodeA;
+    private static NodeProcess nodeB;
+    private final List<ContextThread> opened = new ArrayList<>();
+
+    @BeforeAll
+    @Timeout(90)
+    static void startCluster() throws IOException {
+        List<NodeProcess> nodes = ClusterNodes.create(RESOURCES).start("A", "B");
+        nodeA = nodes.get(0);
+        nodeB = nodes.get(1);
+    }
+
+    @AfterEach
+    final void closeContexts() {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
+        opened.clear();
+    }
+
+    private ContextThread open(NodeProcess node, String name) {
+        ContextThread t = ClusterNodes.openContext(node, name);
+        opened.add(t);
+        return t;
+    }
+
+    private record Served(CmiSegment segment, CmiMapping mapping, DirectInlet inlet) {
+    }
+
+    private static Served serve(ContextThread creator, long size) {
+        return creator.call(c -> {
+            CmiSegment s = c.segGet(size, Set.of());
+            CmiMapping m = c.segAt(s, Set.of());
+            return new Served(s, m, Notifications.openInlet(m));
+        });
+    }
+
+    private static MemorySegment longs(long... values) {
+        MemorySegment m = Arena.ofAuto().allocate(8L * values.length);
+        for (int i = 0; i < values.length; i++) {
+            m.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, values[i]);
+        }
+        return m;
+    }
+
+    @Test
+    void shouldStoreThenNotifyStraightIntoTheCreatorInTheOrderSent() throws Exception {
+        int messages = 2000;
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Served s = serve(creator, PAGE * 4); // 2000 slots of 8 bytes
+        // The handler checks, for every notification, that its slot and every earlier one hold their values.
+        AtomicInteger seen = new AtomicInteger();
+        AtomicReference<String> wrong = new AtomicReference<>();
+        CountDownLatch all = new CountDownLatch(1);
+        Notifications.inbox(creator.context()).onNotificationInline(n -> {
+            int i = seen.getAndIncrement();
+            if (n.value() != i || s.mapping().getLong(8L * i) != 1000 + i) {
+                wrong.compareAndSet(null, "notification " + i + " had value " + n.value() + ", slot " + s.mapping().getLong(8L * i));
+            }
+            if (i + 1 == messages) {
+                all.countDown();
+            }
+        });
+        byte[] address = s.inlet().address();
+        sender.run(c -> {
+            DirectRoute r = Notifications.routeTo(c, address);
+            List<PendingPut> pending = new ArrayList<>();
+            for (int i = 0; i < messages; i++) {
+                pending.add(r.putAndNotify(8L * i, longs(1000 + i), 8L * i, i));
+                if (pending.size() == 16) {
+                    pending.removeFirst().await();
+                }
+            }
+            pending.forEach(PendingPut::await);
+        });
+        assertTrue(all.await(WAIT.toSeconds(), TimeUnit.SECONDS), "every notification arrived: " + seen.get());
+        assertEquals(null, wrong.get());
+        assertEquals(messages, seen.get());
+        assertEquals(messages, s.inlet().stores());
+    }
+
+    @Test
+    void shouldStoreAPayloadLargerThanTheInputBufferWholeAndNotifyAfterIt() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        long size = 1 << 20;
+        Served s = serve(creator, size + PAGE);
+        MemorySegment data = Arena.ofAuto().allocate(size);
+        for (long i = 0; i < size / 8; i++) {
+            data.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, i * 31 + 7);
+        }
+        NotificationInbox inbox = Notifications.inbox(creator.context());
+        byte[] address = s.inlet().address();
+        sender.run(c -> {
+            DirectRoute r = Notifications.routeTo(c, address);
+            r.put(size, longs(-1)).await(); // a store alone: no notification
+            r.putAndNotify(0, data, size, 42).await();
+        });
+        takeOne(inbox, s.segment(), size, 42);
+        assertEmpty(inbox);
+        MemorySegment back = creator.call(c -> {
+            MemorySegment b = Arena.ofAuto().allocate(size);
+            s.mapping().get(0, b);
+            return b;
+        });
+        assertEquals(-1L, back.mismatch(data), "every byte of 1 MiB landed");
+        assertEquals(-1L, (long) creator.<Long>call(c -> s.mapping().getLong(size)), "the store alone landed, then was not overwritten");
+    }
+
+    @Test
+    void shouldRefuseStoresThroughAClosedInletWithTokenAndDeliverNothing() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Served s = serve(creator, PAGE);
+        byte[] address = s.inlet().address();
+        DirectRoute r = sender.call(c -> Notifications.routeTo(c, address));
+        sender.run(c -> r.putAndNotify(0, longs(5), 0, 5).await());
+        takeOne(Notifications.inbox(creator.context()), s.segment(), 0, 5);
+        s.inlet().close();
+        CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class,
+            () -> r.putAndNotify(8, longs(6), 8, 6).await()));
+        assertEquals(CmiAccessError.TOKEN, e.accessError());
+        assertNull(Notifications.inbox(creator.context()).take(Duration.ofMillis(300)), "no notification after the refusal");
+        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(8)), "nothing stored");
+        // The connection stays usable for the process's other inlets.
+        Served other = serve(creator, PAGE);
+        byte[] otherAddress = other.inlet().address();
+        sender.run(c -> Notifications.routeTo(c, otherAddress).putAndNotify(0, longs(7), 0, 7).await());
+        takeOne(Notifications.inbox(creator.context()), other.segment(), 0, 7);
+    }
+
+    @Test
+    void shouldRefuseAnAddressWithAWrongKeyWithToken() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Served s = serve(creator, PAGE);
+        byte[] forged = s.inlet().address();
+        forged[20] ^= 1; // inside the key (after magic, port, inlet id and size)
+        CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class,
+            () -> Notifications.routeTo(c, forged).putAndNotify(0, longs(9), 0, 9).await()));
+        assertEquals(CmiAccessError.TOKEN, e.accessError());
+        assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(0)), "nothing stored");
+        assertEquals(0, s.inlet().stores());
+    }
+
+    @Test
+    void shouldCheckRangesAndArgumentsBeforeSending() throws Exception {
+        ContextThread creator = open(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Served s = serve(creator, PAGE);
+        byte[] address = s.inlet().address();
+        sender.run(c -> {
+            DirectRoute r = Notifications.routeTo(c, address);
+            assertEquals(PAGE, r.size());
+            assertThrows(IndexOutOfBoundsException.class, () -> r.put(PAGE - 4, longs(1)));
+            assertThrows(IndexOutOfBoundsException.class, () -> r.putAndNotify(0, longs(1), PAGE - 4, 1));
+            r.close();
+            assertThrows(IllegalStateException.class, () -> r.put(0, longs(1)));
+            CmiException bad = assertThrows(CmiException.class, () -> Notifications.routeTo(c, new byte[] {1, 2, 3}));
+            assertEquals(CmiError.INVAL, bad.error());
+        });
+        assertEquals(0, s.inlet().stores());
+        // An inlet serves a writable local attach only.
+        creator.run(c -> {
+            CmiMapping ro = c.segAt(s.segment(), Set.of(AttachFlag.READ));
+            CmiAccessException perm = assertThrows(CmiAccessException.class, () -> Notifications.openInlet(ro));
+            assertEquals(CmiAccessError.PERM, perm.accessError());
+        });
+        byte[] handle = creator.call(c -> c.segExp(s.segment(), Set.of(ExportAttr.WRITE_THROUGH)).toBytes());
+        byte[] token = creator.call(c -> c.tokNew(s.segment(), NodeAddress.ANY, EnumSet.of(Access.READ, Access.WRITE)).toBytes());
+        sender.run(c -> {
+            CmiSegment p = c.segImp(RemoteSegmentHandle.fromBytes(handle));
+            c.segSetToken(p, CmiToken.fromBytes(token));
+            CmiMapping imported = c.segAt(p, Set.of());
+            CmiException inval = assertThrows(CmiException.class, () -> Notifications.openInlet(imported));
+            assertEquals(CmiError.INVAL, inval.error());
+        });
+    }
+
+    @Test
+    void shouldFailWithTransientWhenTheCreatorsContextEnds() throws Exception {
+        ContextThread creator = ClusterNodes.openContext(nodeA, "creator-A");
+        ContextThread sender = open(nodeB, "sender-B");
+        Served s = serve(creator, PAGE);
+        byte[] address = s.inlet().address();
+        DirectRoute r = sender.call(c -> Notifications.routeTo(c, address));
+        sender.run(c -> r.put(0, longs(1)).await());
+        creator.close(); // its inlet server closes every connection
+        CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class, () -> {
+            for (int i = 0; i < 100; i++) { // the first write may still land in the socket
+                r.put(0, longs(i)).await();
+                Thread.sleep(10);
+            }
+        }));
+        assertEquals(CmiAccessError.TRANSIENT, e.accessError());
+        CmiAccessException again = sender.call(c -> assertThrows(CmiAccessException.class,
+            () -> Notifications.routeTo(c, address)));
+        assertEquals(CmiAccessError.TRANSIENT, again.accessError(), "nobody listens there any more");
+    }
+
+    @Test
+    void shouldNotDeadlockWhenHandlersOfTwoProcessesSendToEachOtherAndWait() throws Exception {
+        int rounds = 300;
+        ContextThread a = open(nodeA, "peer-A");
+        ContextThread b = open(nodeB, "peer-B");
+        Served sa = serve(a, PAGE);
+        Served sb = serve(b, PAGE);
+        byte[] toA = sa.inlet().address();
+        byte[] toB = sb.inlet().address();
+        DirectRoute ab = a.call(c -> Notifications.routeTo(c, toB));
+        DirectRoute ba = b.call(c -> Notifications.routeTo(c, toA));
+        CountDownLatch done = new CountDownLatch(2);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        // Each inline handler answers every notification and waits for that answer's acknowledgement,
+        // while the other side does the same: both handlers wait at once, on the two inlet threads.
+        Notifications.inbox(a.context()).onNotificationInline(n -> answer(ab, n, rounds, done, failure));
+        Notifications.inbox(b.context()).onNotificationInline(n -> answer(ba, n, rounds, done, failure));
+        a.run(c -> ab.putAndNotify(0, longs(1), 0, 1).await());
+        b.run(c -> ba.putAndNotify(0, longs(1), 0, 1).await());
+        assertTrue(done.await(60, TimeUnit.SECONDS), "both sides reached " + rounds + " rounds; failure: " + failure.get());
+        assertEquals(null, failure.get());
+    }
+
+    private static void answer(DirectRoute r, Notification n, int rounds, CountDownLatch done, AtomicReference<Throwable> failure) {
+        try {
+            long next = n.value() + 1;
+            if (next <= rounds) {
+                r.putAndNotify(8, longs(next), 8, next).await();
+            } else if (next == rounds + 1) {
+                done.countDown();
+            }
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+        }
+    }
+
+    private static void assertNull(Object o, String message) {
+        org.junit.jupiter.api.Assertions.assertNull(o, message);
+    }
+
+}
