@@ -279,6 +279,55 @@ class DirectDeliveryTest {
         assertEquals(null, failure.get());
     }
 
+    @Test
+    void shouldReportEveryRefusalThoughAnswersAcknowledgeTheFramesAroundIt() throws Exception {
+        int rounds = 200;
+        ContextThread a = open(nodeA, "asker-A");
+        ContextThread b = open(nodeB, "answerer-B");
+        Served sa = serve(a, PAGE);
+        Served open = serve(b, PAGE);
+        Served closed = serve(b, PAGE);
+        byte[] toA = sa.inlet().address();
+        byte[] toOpen = open.inlet().address();
+        byte[] toClosed = closed.inlet().address();
+        closed.inlet().close();
+        DirectRoute answers = b.call(c -> Notifications.routeTo(c, toA));
+        // B answers every notification at once: each answer carries B's acknowledgement of A's frames.
+        Notifications.inbox(b.context()).onNotificationInline(n -> answers.putAndNotify(0, longs(n.value()), 0, n.value()));
+        java.util.concurrent.LinkedBlockingQueue<Long> answered = new java.util.concurrent.LinkedBlockingQueue<>();
+        Notifications.inbox(a.context()).onNotificationInline(n -> answered.add(n.value()));
+        int[] outcome = a.call(c -> {
+            DirectRoute good = Notifications.routeTo(c, toOpen);
+            DirectRoute bad = Notifications.routeTo(c, toClosed);
+            int tokens = 0;
+            for (int i = 0; i < rounds; i++) {
+                PendingPut refused = bad.put(0, longs(i));          // refused: a refusal record
+                PendingPut asked = good.putAndNotify(8, longs(i), 8, i); // answered: acknowledgements ride back
+                Long back;
+                try {
+                    back = answered.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                if (back == null || back != i) {
+                    throw new AssertionError("answer " + back + " to question " + i);
+                }
+                asked.await();
+                try {
+                    refused.await();
+                } catch (CmiAccessException e) {
+                    if (e.accessError() == CmiAccessError.TOKEN) {
+                        tokens++;
+                    }
+                }
+            }
+            return new int[] {tokens};
+        });
+        assertEquals(rounds, outcome[0], "every store into the closed inlet was reported refused");
+        assertEquals(rounds, open.inlet().stores());
+        assertEquals(0, closed.inlet().stores());
+    }
+
     private static void answer(DirectRoute r, Notification n, int rounds, CountDownLatch done, AtomicReference<Throwable> failure) {
         try {
             long next = n.value() + 1;

@@ -102,6 +102,13 @@ class VmmcSamplesSystemTest {
     void latencyPingPongsBetweenTwoNodes() throws Exception {
         String out = run(Latency.class, "1", "2000");
         assertTrue(out.matches("(?s).*latency: 1 words, 2000 iterations: round trip mean [0-9.]+ us.*"), out);
+        // The delivery time is part of a round trip: positive and at most its 99th percentile.
+        java.util.regex.Matcher rtt = java.util.regex.Pattern.compile("p99 ([0-9.]+) us").matcher(out);
+        java.util.regex.Matcher delivery = java.util.regex.Pattern.compile(
+            "delivery: from SendDataNotify returning to the peer's handler starting: median ([0-9.]+) us").matcher(out);
+        assertTrue(rtt.find() && delivery.find(), out);
+        double median = Double.parseDouble(delivery.group(1));
+        assertTrue(median > 0 && median <= Double.parseDouble(rtt.group(1)), out);
     }
 
     @Test

@@ -95,6 +95,40 @@ class VmmcDirectBufferTest {
     }
 
     @Test
+    void shouldSendSmallMessagesStraightToTheExporterAndLargeOnesThroughTheHome() throws Exception {
+        long nwords = 16 * 1024; // 64 KiB: above vmmc.directMaxBytes
+        MemorySegment buf = rx.with(v -> v.allocate(nwords));
+        List<long[]> calls = new CopyOnWriteArrayList<>();
+        Pair p = export(buf, nwords, EnumSet.of(BufFlag.READWRITE), (addr, value) -> calls.add(new long[] {addr, value}));
+        assertTrue(p.exp.inlet != null && p.imp.route != null, "the export serves an inlet and the import routes to it");
+        tx.run(v -> v.sendDataNotify(counting(8, 50), p.imp.proxyBuf(), 8));
+        await(() -> calls.size() == 1);
+        assertEquals(1, p.exp.inlet.stores(), "8 words went straight to the exporter");
+        assertEquals(57, calls.get(0)[1]);
+        tx.run(v -> v.sendDataNotify(counting(nwords, 1000), p.imp.proxyBuf(), nwords));
+        await(() -> calls.size() == 2);
+        assertEquals(1, p.exp.inlet.stores(), "64 KiB went through the home");
+        assertEquals(1000 + (int) nwords - 1, calls.get(1)[1]);
+        assertEquals(1000, buf.getAtIndex(ValueLayout.JAVA_INT, 0), "the larger message, after the smaller one");
+        tx.run(v -> v.sendDataNotify(counting(4, 9), p.imp.proxyBuf(), 4)); // back on the direct path, in order
+        await(() -> calls.size() == 3);
+        assertEquals(2, p.exp.inlet.stores());
+        assertEquals(1004, buf.getAtIndex(ValueLayout.JAVA_INT, 4), "the rest of the larger message stays");
+        assertEquals(12, buf.getAtIndex(ValueLayout.JAVA_INT, 3));
+        // After UnexportRecvBuf the inlet refuses: reported as BadIbufState by a later call.
+        rx.run(v -> v.unexportRecvBuf(p.exp));
+        VmmcException refused = org.junit.jupiter.api.Assertions.assertThrows(VmmcException.class, () -> tx.run(v -> {
+            v.sendData(counting(1, 77), p.imp.proxyBuf(), 1);
+            v.sendDataNotify(counting(1, 78), p.imp.proxyBuf(), 1);
+            v.sendDataNotify(counting(1, 79), p.imp.proxyBuf(), 1);
+        }));
+        assertEquals(VmmcResult.BAD_IBUF_STATE, refused.result());
+        assertEquals(2, p.exp.inlet.stores(), "nothing stored after the unexport");
+        assertEquals(9, buf.getAtIndex(ValueLayout.JAVA_INT, 0));
+        assertEquals(3, calls.size(), "no handler ran after the unexport");
+    }
+
+    @Test
     void shouldLetGetDataReadTheOwnersOwnStoresIntoItsBuffer() {
         MemorySegment buf = rx.with(v -> v.allocate(16));
         Pair p = export(buf, 16, EnumSet.of(BufFlag.READWRITE), null);

@@ -115,6 +115,7 @@ public final class VmmcBenchmark {
                 rawRow(out, "raw TCP relay A>R_B>B>R_A>A, 4 B, blocking (4 hops)", relayBlock, vmmcP50);
                 out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", "VMMC latency 1 word (SendDataNotify both ways)",
                     vmmcP50, vmmcP99));
+                deliveryRow(out, "  delivery: SendDataNotify returned > peer's handler", lat);
                 if (WARM_LATENCY_ROUND_TRIPS > 0) {
                     // The same sample warmed up: fresh JVMs spend their first seconds compiling.
                     String warm = runToEnd(env, Latency.class.getName(), "1", Integer.toString(WARM_LATENCY_ROUND_TRIPS));
@@ -122,6 +123,7 @@ public final class VmmcBenchmark {
                         "the same, %d round trips after %d untimed", WARM_LATENCY_ROUND_TRIPS, WARM_LATENCY_ROUND_TRIPS / 10),
                         Double.parseDouble(warm.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1")),
                         Double.parseDouble(warm.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"))));
+                    deliveryRow(out, "  delivery, the same warmed-up run", warm);
                 }
             }
 
@@ -349,6 +351,15 @@ public final class VmmcBenchmark {
         }
         p.destroyForcibly();
         throw new IOException("child " + mainAndArgs[0] + " did not start");
+    }
+
+    /** The {@code latency} sample's delivery line (SendDataNotify returned to the peer's handler), as a row. */
+    private static void deliveryRow(StringBuilder out, String label, String sampleOutput) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("delivery: .*median ([0-9.]+) us, 99th percentile ([0-9.]+) us")
+            .matcher(sampleOutput);
+        if (m.find()) {
+            out.append(String.format(Locale.ROOT, "%-58s %10s %10s%n", label, m.group(1), m.group(2)));
+        }
     }
 
     /** Runs a VMMC sample as the master on n1 and returns its output. */

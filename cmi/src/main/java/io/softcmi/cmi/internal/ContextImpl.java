@@ -277,7 +277,7 @@ final class ContextImpl implements CmiContext {
     // ---- direct delivery (docs/notifications.md, "Direct delivery") ----
 
     private final Object directLock = new Object();
-    private InletServer inletServer; // guarded by directLock
+    private volatile InletServer inletServer; // written under directLock
     private final java.util.Map<String, RouteConnection> routeConnections = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** @return this context's inlet server, started on first use on the node's data address */
@@ -309,7 +309,8 @@ final class ContextImpl implements CmiContext {
             RouteConnection c = routeConnections.get(inlet.endpoint());
             if (c == null || c.broken()) {
                 try {
-                    c = RouteConnection.open(inlet, nodeAddress.toBytes(), reconfTimeout.toNanos(), this::beforeDirectWait);
+                    c = RouteConnection.open(inlet, nodeAddress.toBytes(), reconfTimeout.toNanos(), this::beforeDirectWait,
+                        this::inletPeer, this::inletEndpoint);
                 } catch (java.io.IOException e) {
                     tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "no route to inlet at " + inlet.endpoint() + ": " + e);
                     throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, 0, 0);
@@ -327,6 +328,26 @@ final class ContextImpl implements CmiContext {
             s = inletServer;
         }
         return s != null && s.serveWhileWaiting();
+    }
+
+    /** @return this context's inlet connection from the process whose inlet is at {@code endpoint}, or null */
+    private InletConnection inletPeer(String endpoint) {
+        InletServer s = inletServer;
+        return s == null ? null : s.peer(endpoint);
+    }
+
+    /** @return this context's inlet endpoint, {@code ""} while it serves none */
+    private String inletEndpoint() {
+        InletServer s = inletServer;
+        return s == null ? "" : s.endpoint();
+    }
+
+    /** Frames of this context's route to {@code endpoint} were acknowledged by a frame from there ({@link InletFrames}). */
+    void acknowledgedByPeer(String endpoint, long connection, long seq, long refusals) {
+        RouteConnection c = routeConnections.get(endpoint);
+        if (c != null) {
+            c.acknowledgedByPeer(connection, seq, refusals);
+        }
     }
 
     private void checkPlainTcp() {

@@ -48,6 +48,14 @@ final class InletConnection {
     private final Map<Integer, Inlet> opened = new HashMap<>();
     private NodeAddress sender = HandleCodec.ANY_NODE;
     private long seq;
+    /** {@link #seq} as other threads read it (acknowledgements riding on this process's answers). */
+    private volatile long storedSeq;
+    /** Refusal records appended so far. */
+    private volatile long refusals;
+    /** The id of the sender's route connection, from its OPEN (read by other threads). */
+    private volatile long peerConnection;
+    /** The sender's own inlet endpoint ({@code host:port}) from its OPEN, or null. */
+    private String peerEndpoint;
     private long acked;
     // The frame being read.
     private boolean inFrame;
@@ -140,6 +148,12 @@ final class InletConnection {
         length = in.getLong();
         notifyOffset = in.getLong();
         value = in.getLong();
+        long ackConnection = in.getLong();
+        long ackSeq = in.getLong();
+        long ackRefusals = in.getLong();
+        if (ackSeq > 0 && peerEndpoint != null) {
+            server.acknowledgedByPeer(peerEndpoint, ackConnection, ackSeq, ackRefusals);
+        }
         if (length < 0) {
             throw new ProtocolException("negative length " + length);
         }
@@ -173,11 +187,19 @@ final class InletConnection {
         return 0;
     }
 
-    private void open() {
+    private void open() throws ProtocolException {
         byte[] key = new byte[InletAddress.KEY_LENGTH];
         in.get(key);
-        byte[] address = new byte[(int) length - key.length];
-        in.get(address);
+        int end = in.position() + (int) length - key.length;
+        if (end - in.position() < 8) {
+            throw new ProtocolException("truncated OPEN");
+        }
+        long connection = in.getLong();
+        byte[] address = lengthPrefixed(end);
+        byte[] endpoint = lengthPrefixed(end);
+        if (in.position() != end) {
+            throw new ProtocolException("OPEN payload of " + length + " bytes holds more");
+        }
         Inlet i = server.inlet(inletId);
         if (i != null && MessageDigest.isEqual(i.key, key)) {
             opened.put(inletId, i);
@@ -189,7 +211,46 @@ final class InletConnection {
         } catch (CmiException e) {
             // keep the last one known; the notification's sender is informational
         }
+        String ep = new String(endpoint, java.nio.charset.StandardCharsets.UTF_8);
+        peerConnection = connection;
+        if (!ep.isEmpty() && !ep.equals(peerEndpoint)) {
+            peerEndpoint = ep;
+            server.peerOpened(ep, this);
+        }
         inFrame = false;
+    }
+
+    private byte[] lengthPrefixed(int end) throws ProtocolException {
+        if (end - in.position() < 4) {
+            throw new ProtocolException("truncated OPEN");
+        }
+        int n = in.getInt();
+        if (n < 0 || n > end - in.position()) {
+            throw new ProtocolException("OPEN field of " + n + " bytes");
+        }
+        byte[] b = new byte[n];
+        in.get(b);
+        return b;
+    }
+
+    /** @return the frames of this connection stored so far (any thread: for acknowledgements riding on answers) */
+    long storedSeq() {
+        return storedSeq;
+    }
+
+    /** @return the refusal records this connection has written so far, for frames up to {@link #storedSeq()} (any thread) */
+    long refusals() {
+        return refusals;
+    }
+
+    /** @return the id of the sender's route connection (from its OPEN), 0 if unknown */
+    long peerConnection() {
+        return peerConnection;
+    }
+
+    /** @return the endpoint of the inlet of the process at the other end, or null if unknown */
+    String peerEndpoint() {
+        return peerEndpoint;
     }
 
     /** Takes {@code take} payload bytes from the input buffer: into the attach, or dropped for a refused frame. */
@@ -231,8 +292,11 @@ final class InletConnection {
         inFrame = false;
         if (status != 0) {
             out.putLong(seq).putInt(status).putInt(0);
+            refusals++;
+            storedSeq = seq;
             return;
         }
+        storedSeq = seq;
         target.stored();
         if (op == InletFrames.PUT_NOTIFY) {
             server.queue(target, notifyOffset, value, sender);

@@ -42,6 +42,8 @@ final class InletServer implements Runnable {
     private final int port;
     private final Thread thread;
     private final Map<Integer, Inlet> inlets = new ConcurrentHashMap<>();
+    /** Connections by the inlet endpoint of the process that opened them. */
+    private final Map<String, InletConnection> peers = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
     private final SecureRandom random = new SecureRandom();
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, false);
@@ -132,6 +134,29 @@ final class InletServer implements Runnable {
             }
         }
         return true;
+    }
+
+    /** The connection from the process whose inlet is at {@code endpoint} (its OPEN said so). */
+    void peerOpened(String endpoint, InletConnection c) {
+        peers.put(endpoint, c);
+    }
+
+    /**
+     * @param endpoint the inlet endpoint of another process
+     * @return the connection from that process, or null (for acknowledgements riding on this process's frames to it)
+     */
+    InletConnection peer(String endpoint) {
+        return peers.get(endpoint);
+    }
+
+    /** A frame from the process at {@code endpoint} acknowledged this context's frames to it ({@link InletFrames}). */
+    void acknowledgedByPeer(String endpoint, long connection, long seq, long refusals) {
+        context.acknowledgedByPeer(endpoint, connection, seq, refusals);
+    }
+
+    /** @return {@code host:port} of this server, as an inlet address names it */
+    String endpoint() {
+        return host + ":" + port;
     }
 
     private record Queued(Inlet inlet, long offset, long value, NodeAddress sender) {
@@ -312,7 +337,10 @@ final class InletServer implements Runnable {
         }
     }
 
-    private static void drop(SelectionKey k, Exception why) {
+    private void drop(SelectionKey k, Exception why) {
+        if (k.attachment() instanceof InletConnection c && c.peerEndpoint() != null) {
+            peers.remove(c.peerEndpoint(), c);
+        }
         k.cancel();
         try {
             k.channel().close();

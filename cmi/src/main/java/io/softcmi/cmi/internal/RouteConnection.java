@@ -31,6 +31,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * for room it reads acknowledgements too, so neither side can fill the other's buffers for good.
  */
 final class RouteConnection {
+    /** The acknowledgement channel is read at least once per this many plus one frames sent. */
+    private static final long READ_ACKS_EVERY = 127;
     /** Longest poll for an acknowledgement or for room before blocking. */
     static final long MAX_POLL_NANOS = 50_000;
     private final SocketChannel channel;
@@ -48,13 +50,27 @@ final class RouteConnection {
     private final Set<Integer> opened = new HashSet<>(); // guarded by lock
     private final Map<Long, Integer> refusals = new ConcurrentHashMap<>();
     private long sent; // guarded by lock
-    private volatile long acknowledged;
+    private final java.util.concurrent.atomic.AtomicLong acknowledged = new java.util.concurrent.atomic.AtomicLong();
+    /** This connection's random id, sent with each OPEN: acknowledgements riding on answers name it. */
+    private final long id = new java.security.SecureRandom().nextLong() | 1;
+    /** Refusal records read from the acknowledgement channel. */
+    private volatile long refusalsRead;
+    /** This connection's target ({@code host:port}), for acknowledgements riding on frames to it. */
+    private final String endpoint;
+    /** This context's inlet connections by the endpoint of the process at their other end (null: none). */
+    private final java.util.function.Function<String, InletConnection> peers;
+    /** This context's own inlet endpoint ({@code ""} while it serves none), sent with each OPEN. */
+    private final java.util.function.Supplier<String> ownEndpoint;
     /** Why the connection failed (a status), 0 while it has not. */
     private volatile int failed;
 
-    private RouteConnection(SocketChannel channel, Selector selector, byte[] senderAddress, java.util.function.BooleanSupplier beforeWait)
-            throws IOException {
+    private RouteConnection(SocketChannel channel, Selector selector, byte[] senderAddress, java.util.function.BooleanSupplier beforeWait,
+            String endpoint, java.util.function.Function<String, InletConnection> peers,
+            java.util.function.Supplier<String> ownEndpoint) throws IOException {
         this.beforeWait = beforeWait;
+        this.endpoint = endpoint;
+        this.peers = peers;
+        this.ownEndpoint = ownEndpoint;
         this.channel = channel;
         this.selector = selector;
         this.senderAddress = senderAddress;
@@ -68,9 +84,12 @@ final class RouteConnection {
      * @param senderAddress the sending node's address bytes (sent with each OPEN)
      * @param timeoutNanos how long connecting may take
      * @param beforeWait run before a caller waits for the other process
+     * @param peers this context's inlet connections by the endpoint of the process at their other end
+     * @param ownEndpoint this context's own inlet endpoint, {@code ""} while it serves none
      * @throws IOException if the process cannot be reached in time
      */
-    static RouteConnection open(InletAddress address, byte[] senderAddress, long timeoutNanos, java.util.function.BooleanSupplier beforeWait)
+    static RouteConnection open(InletAddress address, byte[] senderAddress, long timeoutNanos, java.util.function.BooleanSupplier beforeWait,
+            java.util.function.Function<String, InletConnection> peers, java.util.function.Supplier<String> ownEndpoint)
             throws IOException {
         SocketChannel ch = SocketChannel.open();
         Selector sel = null;
@@ -80,7 +99,7 @@ final class RouteConnection {
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))));
             ch.configureBlocking(false);
             sel = Selector.open();
-            return new RouteConnection(ch, sel, senderAddress, beforeWait);
+            return new RouteConnection(ch, sel, senderAddress, beforeWait, address.endpoint(), peers, ownEndpoint);
         } catch (IOException | RuntimeException e) {
             ch.close();
             if (sel != null) {
@@ -106,10 +125,15 @@ final class RouteConnection {
             failIfBroken(inlet, offset);
             try {
                 if (opened.add(inlet.inletId())) {
-                    ByteBuffer open = ByteBuffer.allocate(InletAddress.KEY_LENGTH + senderAddress.length)
-                        .put(inlet.key()).put(senderAddress).flip();
+                    byte[] own = ownEndpoint.get().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    ByteBuffer open = ByteBuffer.allocate(InletAddress.KEY_LENGTH + 16 + senderAddress.length + own.length)
+                        .order(ByteOrder.LITTLE_ENDIAN).put(inlet.key()).putLong(id).putInt(senderAddress.length)
+                        .put(senderAddress).putInt(own.length).put(own).flip();
                     frame(InletFrames.OPEN, inlet.inletId(), 0, open.remaining(), 0, 0);
                     write(new ByteBuffer[] {header, open}, deadline);
+                }
+                if ((sent & READ_ACKS_EVERY) == READ_ACKS_EVERY) {
+                    readAcks(); // acknowledgements may all ride on answers: keep the channel drained
                 }
                 frame(op, inlet.inletId(), offset, src.byteSize(), notifyOffset, value);
                 write(src.byteSize() == 0 ? new ByteBuffer[] {header} : new ByteBuffer[] {header, src.asByteBuffer()}, deadline);
@@ -152,8 +176,31 @@ final class RouteConnection {
     }
 
     private void frame(int op, int inlet, long offset, long length, long notifyOffset, long value) {
+        // What this context's inlet stored of the target process's frames rides along (InletFrames).
+        InletConnection back = peers.apply(endpoint);
+        long ackConnection = 0;
+        long ackSeq = 0;
+        long ackRefusals = 0;
+        if (back != null) {
+            ackConnection = back.peerConnection();
+            ackSeq = back.storedSeq(); // first: the count read next then covers every refusal up to it
+            ackRefusals = back.refusals();
+        }
         header.clear();
-        header.putInt(op).putInt(inlet).putLong(offset).putLong(length).putLong(notifyOffset).putLong(value).flip();
+        header.putInt(op).putInt(inlet).putLong(offset).putLong(length).putLong(notifyOffset).putLong(value)
+            .putLong(ackConnection).putLong(ackSeq).putLong(ackRefusals).flip();
+    }
+
+    /**
+     * Frames up to {@code seq} of connection {@code connection} (this one, or an earlier one to
+     * the same process: then nothing) are stored at the target, with {@code refusals} refusal records
+     * written for them ({@link InletFrames}): counts them acknowledged if every one of those
+     * refusals has been read here (else the channel must be read first).
+     */
+    void acknowledgedByPeer(long connection, long seq, long refusals) {
+        if (connection == id && refusals == refusalsRead) {
+            acknowledged.accumulateAndGet(seq, Math::max);
+        }
     }
 
     private void write(ByteBuffer[] buffers, long deadline) throws IOException {
@@ -168,7 +215,7 @@ final class RouteConnection {
 
     /** @return whether frame {@code seq} is acknowledged (or the connection failed); reads what has come, without waiting */
     boolean done(long seq) {
-        if (acknowledged >= seq || failed != 0) {
+        if (acknowledged.get() >= seq || failed != 0) {
             return true;
         }
         if (lock.tryLock()) {
@@ -180,7 +227,7 @@ final class RouteConnection {
                 lock.unlock();
             }
         }
-        return acknowledged >= seq || failed != 0;
+        return acknowledged.get() >= seq || failed != 0;
     }
 
     /**
@@ -190,12 +237,12 @@ final class RouteConnection {
      *     if the connection failed or the deadline passed first
      */
     void await(long seq, long segmentId, long offset, long deadline) {
-        if (acknowledged < seq) {
+        if (acknowledged.get() < seq) {
             lockOrAcknowledge();
             try {
-                while (acknowledged < seq && failed == 0) {
+                while (acknowledged.get() < seq && failed == 0) {
                     readAcks();
-                    if (acknowledged < seq) {
+                    if (acknowledged.get() < seq) {
                         waitFor(SelectionKey.OP_READ, deadline);
                     }
                 }
@@ -209,7 +256,7 @@ final class RouteConnection {
         if (refused != null) {
             throw Errors.access(InletFrames.error(refused), segmentId, offset);
         }
-        if (acknowledged < seq) {
+        if (acknowledged.get() < seq) {
             throw Errors.access(InletFrames.error(failed), segmentId, offset);
         }
     }
@@ -224,8 +271,9 @@ final class RouteConnection {
                 acks.getInt();
                 if (status != 0) {
                     refusals.put(seq, status);
+                    refusalsRead++;
                 } else {
-                    acknowledged = seq;
+                    acknowledged.accumulateAndGet(seq, Math::max);
                 }
             }
             acks.compact();

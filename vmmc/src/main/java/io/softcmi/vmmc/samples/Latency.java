@@ -2,6 +2,7 @@ package io.softcmi.vmmc.samples;
 
 import io.softcmi.vmmc.Vmmc;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -11,7 +12,10 @@ import java.util.Arrays;
  * the raw ping-pong's peers answer on the thread that reads (the manual allows
  * {@code SendDataNotify} in a handler): a round trip is the time from one of the master's sends
  * to its handler's call for the answer. The main threads start the exchange and wait for its end;
- * the peer answers the first message from its main thread, once its imports are done.
+ * the peer answers the first message from its main thread, once its imports are done. Also
+ * prints the notification delivery time: from the master's {@code SendDataNotify} returning to
+ * the peer's handler starting (the peer stamps its answer's first word; both processes must be
+ * on one machine, whose {@code System.nanoTime} clock they share).
  */
 public final class Latency {
     /** Messages per wait of a main thread for its handler (bounds one wait in time). */
@@ -27,9 +31,12 @@ public final class Latency {
         private final MemorySegment src;
         private final long nwords;
         private final long[] rtt;
+        /** Per round trip: from the master's SendDataNotify returning to the peer's handler starting (ns). */
+        private final long[] delivery;
         private final int warm;
         private int next; // handler thread only, after the first send
         private volatile long sentAt;
+        private volatile long returnedAt;
 
         Master(Vmmc vmmc, Peers peers, MemorySegment src, long nwords, int iters, int warm) {
             this.vmmc = vmmc;
@@ -37,6 +44,7 @@ public final class Latency {
             this.src = src;
             this.nwords = nwords;
             this.rtt = new long[iters];
+            this.delivery = new long[iters];
             this.warm = warm;
             this.next = -warm;
         }
@@ -44,6 +52,7 @@ public final class Latency {
         void send() {
             sentAt = System.nanoTime();
             vmmc.sendDataNotify(src, peers.proxy(1), nwords);
+            returnedAt = System.nanoTime();
         }
 
         /** The handler: records the round trip just ended and sends the next message. */
@@ -53,6 +62,9 @@ public final class Latency {
             int i = next++;
             if (i >= 0) {
                 rtt[i] = now - sentAt;
+                // The peer's handler wrote the low 32 bits of its System.nanoTime() (one clock for
+                // every process of a machine) into word 0 of its answer as it started.
+                delivery[i] = peers.buf.get(ValueLayout.JAVA_INT_UNALIGNED, 0) - (int) returnedAt;
             }
             if (i + 1 < rtt.length) {
                 send();
@@ -85,13 +97,21 @@ public final class Latency {
                 awaitAll(p, m.messages());
                 long[] rtt = m.rtt;
                 Arrays.sort(rtt);
+                long[] delivery = m.delivery;
+                Arrays.sort(delivery);
                 double mean = Arrays.stream(rtt).average().orElse(0) / 1000.0;
                 System.out.printf("latency: %d words, %d iterations: round trip mean %.1f us, p50 %.1f us, p99 %.1f us;"
                     + " one-way %.1f us%n", nwords, iters, mean, rtt[iters / 2] / 1000.0,
                     rtt[Math.min(iters - 1, (int) (iters * 0.99))] / 1000.0, mean / 2);
+                System.out.printf("delivery: from SendDataNotify returning to the peer's handler starting: median %.1f us,"
+                    + " 99th percentile %.1f us (same machine only: one clock)%n", delivery[iters / 2] / 1000.0,
+                    delivery[Math.min(iters - 1, (int) (iters * 0.99))] / 1000.0);
             } else {
                 p.await(1); // the first message: this side's imports are done
-                p.onArrival = () -> v.sendDataNotify(src, p.proxy(0), nwords);
+                p.onArrival = () -> {
+                    src.set(ValueLayout.JAVA_INT_UNALIGNED, 0, (int) System.nanoTime()); // for the master's delivery figure
+                    v.sendDataNotify(src, p.proxy(0), nwords);
+                };
                 v.sendDataNotify(src, p.proxy(0), nwords);
                 awaitAll(p, warm + iters - 1);
             }
