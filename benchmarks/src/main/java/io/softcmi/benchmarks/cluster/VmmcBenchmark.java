@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * one-way and bidirectional, with each round's figures, the medians and the ratio of the medians.
  * With {@code -Dbench.png=FILE}, the one-way and bidirectional sweeps are also drawn, VMMC beside
  * its raw baseline, as a PNG ({@link LogLogPlot}). The {@code latency} sample runs a second time
- * with {@code -Dbench.warmLatency} round trips (default 40,000, a tenth of them untimed first; 0
+ * with {@code -Dbench.warmLatency} round trips (default 200,000, a tenth of them untimed first; 0
  * skips it): the first run's JVMs are still compiling. {@code -Dbench.fromWords} and
  * {@code -Dbench.toWords} (default 1 and 262144, in 4-byte words) bound both sweeps, to profile
  * one size.
@@ -193,9 +193,9 @@ public final class VmmcBenchmark {
 
     /**
      * Round trips of a second, warmed-up run of the {@code latency} sample (it times after a tenth
-     * of them untimed): {@code -Dbench.warmLatency}, default 40,000; 0 skips it.
+     * of them untimed): {@code -Dbench.warmLatency}, default 200,000 (about 3 s: a 40,000 run was still compiling, 2026-11-27); 0 skips it.
      */
-    private static final int WARM_LATENCY_ROUND_TRIPS = Integer.getInteger("bench.warmLatency", 40_000);
+    private static final int WARM_LATENCY_ROUND_TRIPS = Integer.getInteger("bench.warmLatency", 200_000);
 
     /** The large sizes measured in rounds, in 4-byte words: 1, 2 and 4 MiB. */
     private static final long[] ROUND_WORDS = {1 << 18, 1 << 19, 1 << 20};
