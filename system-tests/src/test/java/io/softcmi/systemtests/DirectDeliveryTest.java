@@ -55,6 +55,7 @@ class DirectDeliveryTest {
     @RegisterExtension
     static final SystemTestResources RESOURCES = SystemTestResources.perClass();
 
+    private static ClusterNodes cluster;
     private static NodeProcess nodeA;
     private static NodeProcess nodeB;
     private final List<ContextThread> opened = new ArrayList<>();
@@ -62,7 +63,8 @@ class DirectDeliveryTest {
     @BeforeAll
     @Timeout(90)
     static void startCluster() throws IOException {
-        List<NodeProcess> nodes = ClusterNodes.create(RESOURCES).start("A", "B");
+        cluster = ClusterNodes.create(RESOURCES);
+        List<NodeProcess> nodes = cluster.start("A", "B");
         nodeA = nodes.get(0);
         nodeB = nodes.get(1);
     }
@@ -326,6 +328,78 @@ class DirectDeliveryTest {
         assertEquals(rounds, outcome[0], "every store into the closed inlet was reported refused");
         assertEquals(rounds, open.inlet().stores());
         assertEquals(0, closed.inlet().stores());
+    }
+
+    /** A segment created, attached and served through an inlet by a worker process on A: its id and the inlet's address. */
+    private record WorkerInlet(ClientProcess worker, long id, byte[] address) {
+    }
+
+    private static WorkerInlet workerInlet() throws IOException {
+        ClientProcess worker = cluster.clients(nodeA).get(0);
+        long id = Long.parseLong(worker.expect("create " + PAGE, "SEGMENT"));
+        worker.expect("attach " + id, "ATTACHED");
+        byte[] address = java.util.HexFormat.of().parseHex(worker.expect("inlet " + id, "INLET"));
+        return new WorkerInlet(worker, id, address);
+    }
+
+    @Test
+    void shouldFailRoutesToAProcessKilledWithSigkillAndKeepEveryStoreItAcknowledged() throws Exception {
+        WorkerInlet w = workerInlet();
+        ContextThread local = open(nodeA, "local-A");
+        CmiMapping onA = local.call(c -> c.segAt(c.segFromId(w.id()), Set.of()));
+        ContextThread sender = open(nodeB, "sender-B");
+        DirectRoute r = sender.call(c -> Notifications.routeTo(c, w.address()));
+        sender.run(c -> {
+            for (int i = 0; i < 100; i++) {
+                r.put(8L * i, longs(1000 + i)).await();
+            }
+        });
+        w.worker().kill(); // kill -9
+        local.run(c -> {
+            for (int i = 0; i < 100; i++) {
+                assertEquals(1000 + i, onA.getLong(8L * i), "acknowledged store " + i + " is in the segment");
+            }
+        });
+        long start = System.nanoTime();
+        CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class, () -> {
+            for (int i = 0; i < 100; i++) { // the first write may still land in the socket
+                r.put(0, longs(i)).await();
+                Thread.sleep(10);
+            }
+        }));
+        assertEquals(CmiAccessError.TRANSIENT, e.accessError());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "noticed at once, not after a timeout");
+        CmiAccessException again = sender.call(c -> assertThrows(CmiAccessException.class,
+            () -> Notifications.routeTo(c, w.address())));
+        assertEquals(CmiAccessError.TRANSIENT, again.accessError(), "nobody listens there any more");
+    }
+
+    @Test
+    void shouldFailAWaitForAStoppedProcessWithTransientAfterTheRemoteTimeoutAndReconnectAfterItResumes() throws Exception {
+        WorkerInlet w = workerInlet();
+        ContextThread sender = open(nodeB, "sender-B");
+        sender.run(c -> c.ctlReconfTimeout(Duration.ofSeconds(1)));
+        DirectRoute r = sender.call(c -> Notifications.routeTo(c, w.address()));
+        sender.run(c -> r.put(0, longs(1)).await());
+        signal("STOP", w.worker().pid());
+        try {
+            long start = System.nanoTime();
+            CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class, () -> r.put(8, longs(2)).await()));
+            long waited = System.nanoTime() - start;
+            assertEquals(CmiAccessError.TRANSIENT, e.accessError());
+            assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(900) && waited < TimeUnit.SECONDS.toNanos(8),
+                "failed after the 1 s remote timeout, not before and not never: " + waited / 1_000_000 + " ms");
+        } finally {
+            signal("CONT", w.worker().pid());
+        }
+        // The failed connection is closed; a new route connects again and is served.
+        sender.run(c -> Notifications.routeTo(c, w.address()).put(16, longs(3)).await());
+        assertEquals("3", w.worker().expect("get-long " + w.id() + " 16", "VALUE"), "the resumed process stored it");
+    }
+
+    private static void signal(String sig, long pid) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + sig + " " + pid);
     }
 
     private static void answer(DirectRoute r, Notification n, int rounds, CountDownLatch done, AtomicReference<Throwable> failure) {

@@ -169,6 +169,8 @@ public final class RemoteWorkers {
             }
             // Commands that write end with a release (wmb) and commands that read start with an
             // acquire (rmb): the test's request/reply messages order them, as a flag would.
+            case "inlet" -> // direct delivery into the attach (docs/notifications.md): its address
+                "INLET " + java.util.HexFormat.of().formatHex(io.softcmi.cmi.notify.Notifications.openInlet(mapping(a[1])).address());
             case "get-long" -> {
                 ctx.rmb();
                 yield "VALUE " + mapping(a[1]).getLong(Long.parseLong(a[2]));
