@@ -153,7 +153,7 @@ class DirectDeliveryTest {
         byte[] address = s.inlet().address();
         sender.run(c -> {
             DirectRoute r = Notifications.routeTo(c, address);
-            r.put(size, longs(-1)).await(); // a store alone: no notification
+            r.put(size, MemorySegment.ofArray(new long[] {-1})).await(); // a store alone, from a long[]: no notification
             r.putAndNotify(0, data, size, 42).await();
         });
         takeOne(inbox, s.segment(), size, 42);
@@ -194,6 +194,7 @@ class DirectDeliveryTest {
         ContextThread creator = open(nodeA, "creator-A");
         ContextThread sender = open(nodeB, "sender-B");
         Served s = serve(creator, PAGE);
+        byte[] address = s.inlet().address();
         byte[] forged = s.inlet().address();
         forged[20] ^= 1; // inside the key (after magic, port, inlet id and size)
         CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class,
@@ -201,6 +202,13 @@ class DirectDeliveryTest {
         assertEquals(CmiAccessError.TOKEN, e.accessError());
         assertEquals(0L, (long) creator.<Long>call(c -> s.mapping().getLong(0)), "nothing stored");
         assertEquals(0, s.inlet().stores());
+        // The right key on the same connection opens the inlet again; the wrong one still fails.
+        sender.run(c -> Notifications.routeTo(c, address).put(0, longs(10)).await());
+        assertEquals(10L, (long) creator.<Long>call(c -> s.mapping().getLong(0)));
+        CmiAccessException again = sender.call(c -> assertThrows(CmiAccessException.class,
+            () -> Notifications.routeTo(c, forged).put(8, longs(11)).await()));
+        assertEquals(CmiAccessError.TOKEN, again.accessError());
+        assertEquals(1, s.inlet().stores());
     }
 
     @Test
@@ -392,8 +400,8 @@ class DirectDeliveryTest {
         } finally {
             signal("CONT", w.worker().pid());
         }
-        // The failed connection is closed; a new route connects again and is served.
-        sender.run(c -> Notifications.routeTo(c, w.address()).put(16, longs(3)).await());
+        // The failed connection is closed; the same route connects again and is served.
+        sender.run(c -> r.put(16, longs(3)).await());
         assertEquals("3", w.worker().expect("get-long " + w.id() + " 16", "VALUE"), "the resumed process stored it");
     }
 

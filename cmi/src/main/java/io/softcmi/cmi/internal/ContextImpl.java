@@ -61,6 +61,8 @@ final class ContextImpl implements CmiContext {
     private final io.softcmi.cmi.internal.cache.ContextCache remoteCache =
         new io.softcmi.cmi.internal.cache.ContextCache("context");
     private final NotificationInboxImpl notifications = new NotificationInboxImpl(this);
+    private final io.softcmi.cmi.internal.direct.DirectEndpoints direct =
+        new io.softcmi.cmi.internal.direct.DirectEndpoints(new DirectHost());
     private final NoticeHandler notices;
     private final SegmentCalls segmentCalls;
     private final SharingCalls sharing;
@@ -198,7 +200,7 @@ final class ContextImpl implements CmiContext {
             tracer.trace(TraceFacility.MEM, TraceLevel.ERROR, "cached stores not written back: " + e.getMessage());
         }
         mappings.unmapAll();
-        closeDirect();
+        direct.close();
         connections.closeAll();
         notifications.close();
         if (cleanEnd) {
@@ -276,93 +278,51 @@ final class ContextImpl implements CmiContext {
 
     // ---- direct delivery (docs/notifications.md, "Direct delivery") ----
 
-    private final Object directLock = new Object();
-    private volatile InletServer inletServer; // written under directLock
-    private final java.util.Map<String, RouteConnection> routeConnections = new java.util.concurrent.ConcurrentHashMap<>();
+    /** @return this context's direct delivery: its inlets and routes */
+    io.softcmi.cmi.internal.direct.DirectEndpoints directEndpoints() {
+        return direct;
+    }
 
-    /** @return this context's inlet server, started on first use on the node's data address */
-    InletServer inletServer() {
-        checkPlainTcp();
-        synchronized (directLock) {
-            if (closed) {
-                throw Errors.fail(CmiError.INIT, "context is finalized");
-            }
-            if (inletServer == null) {
-                String host = nodeAddress instanceof NodeAddressImpl a && !a.host().isEmpty() ? a.host() : "127.0.0.1";
-                try {
-                    inletServer = InletServer.start(this, host);
-                } catch (java.io.IOException e) {
-                    throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, 0, 0);
-                }
-            }
-            return inletServer;
+    /** What direct delivery needs of this context. */
+    private final class DirectHost implements io.softcmi.cmi.internal.direct.InletHost {
+        @Override
+        public void deliver(io.softcmi.cmi.notify.Notification n) {
+            notifications.deliver(n);
         }
-    }
 
-    /** @return this context's connection to the process serving {@code inlet}, opened (again) if needed */
-    RouteConnection routeConnection(InletAddress inlet) {
-        checkPlainTcp();
-        synchronized (directLock) {
-            if (closed) {
-                throw Errors.fail(CmiError.INIT, "context is finalized");
-            }
-            RouteConnection c = routeConnections.get(inlet.endpoint());
-            if (c == null || c.broken()) {
-                try {
-                    c = RouteConnection.open(inlet, nodeAddress.toBytes(), reconfTimeout.toNanos(), this::beforeDirectWait,
-                        this::inletPeer, this::inletEndpoint);
-                } catch (java.io.IOException e) {
-                    tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "no route to inlet at " + inlet.endpoint() + ": " + e);
-                    throw Errors.access(io.softcmi.cmi.CmiAccessError.TRANSIENT, 0, 0);
-                }
-                routeConnections.put(inlet.endpoint(), c);
-            }
-            return c;
+        @Override
+        public void bindHandlerThread() {
+            ContextImpl.this.bindHandlerThread();
         }
-    }
 
-    /** A thread of this context is about to wait for another process's inlet (see {@link InletServer#serveWhileWaiting}). */
-    private boolean beforeDirectWait() {
-        InletServer s;
-        synchronized (directLock) {
-            s = inletServer;
+        @Override
+        public String listenHost() {
+            return nodeAddress instanceof NodeAddressImpl a && !a.host().isEmpty() ? a.host() : "127.0.0.1";
         }
-        return s != null && s.serveWhileWaiting();
-    }
 
-    /** @return this context's inlet connection from the process whose inlet is at {@code endpoint}, or null */
-    private InletConnection inletPeer(String endpoint) {
-        InletServer s = inletServer;
-        return s == null ? null : s.peer(endpoint);
-    }
-
-    /** @return this context's inlet endpoint, {@code ""} while it serves none */
-    private String inletEndpoint() {
-        InletServer s = inletServer;
-        return s == null ? "" : s.endpoint();
-    }
-
-    /** Frames of this context's route to {@code endpoint} were acknowledged by a frame from there ({@link InletFrames}). */
-    void acknowledgedByPeer(String endpoint, long connection, long seq, long refusals) {
-        RouteConnection c = routeConnections.get(endpoint);
-        if (c != null) {
-            c.acknowledgedByPeer(connection, seq, refusals);
+        @Override
+        public byte[] nodeAddress() {
+            return nodeAddress.toBytes();
         }
-    }
 
-    private void checkPlainTcp() {
-        if (!connections.plainTcp()) {
-            throw Errors.fail(CmiError.NOTSUPP, "direct delivery is plain TCP and this node speaks TLS to other nodes");
+        @Override
+        public long remoteTimeoutNanos() {
+            return reconfTimeout.toNanos();
         }
-    }
 
-    private void closeDirect() {
-        synchronized (directLock) {
-            if (inletServer != null) {
-                inletServer.close();
-            }
-            routeConnections.values().forEach(RouteConnection::close);
-            routeConnections.clear();
+        @Override
+        public String name() {
+            return Long.toString(sessionId);
+        }
+
+        @Override
+        public boolean plainTcp() {
+            return connections.plainTcp();
+        }
+
+        @Override
+        public void warn(String message) {
+            tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, message);
         }
     }
 

@@ -32,7 +32,7 @@ public final class DirectDelivery {
         if (m.readOnly) {
             throw Errors.access(CmiAccessError.PERM, m.segmentId, 0);
         }
-        return m.context.inletServer().open(m);
+        return m.context.directEndpoints().openInlet(m.data, m.segment(), m::attached);
     }
 
     /**
@@ -46,7 +46,6 @@ public final class DirectDelivery {
         if (!(Errors.checkNotNull(context, "context") instanceof ContextImpl c)) {
             throw Errors.fail(CmiError.INVAL, "not a context made by softcmi: " + context);
         }
-        InletAddress a = InletAddress.fromBytes(inletAddress);
-        return new Route(c, a, c.routeConnection(a));
+        return c.directEndpoints().routeTo(inletAddress);
     }
 }

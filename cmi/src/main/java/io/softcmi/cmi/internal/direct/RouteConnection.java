@@ -1,6 +1,8 @@
-package io.softcmi.cmi.internal;
+package io.softcmi.cmi.internal.direct;
 
 import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.internal.Errors;
+import io.softcmi.cmi.internal.PollBudget;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -10,9 +12,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -47,7 +47,8 @@ final class RouteConnection {
     private final ReentrantLock lock = new ReentrantLock();
     private final ByteBuffer header = ByteBuffer.allocateDirect(InletFrames.HEADER).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer acks = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
-    private final Set<Integer> opened = new HashSet<>(); // guarded by lock
+    /** The key of the last OPEN sent per inlet (guarded by lock): a route with another key opens it again. */
+    private final Map<Integer, byte[]> opened = new java.util.HashMap<>();
     private final Map<Long, Integer> refusals = new ConcurrentHashMap<>();
     private long sent; // guarded by lock
     private final java.util.concurrent.atomic.AtomicLong acknowledged = new java.util.concurrent.atomic.AtomicLong();
@@ -124,7 +125,7 @@ final class RouteConnection {
         try {
             failIfBroken(inlet, offset);
             try {
-                if (opened.add(inlet.inletId())) {
+                if (!java.util.Arrays.equals(opened.put(inlet.inletId(), inlet.key()), inlet.key())) {
                     byte[] own = ownEndpoint.get().getBytes(java.nio.charset.StandardCharsets.UTF_8);
                     ByteBuffer open = ByteBuffer.allocate(InletAddress.KEY_LENGTH + 16 + senderAddress.length + own.length)
                         .order(ByteOrder.LITTLE_ENDIAN).put(inlet.key()).putLong(id).putInt(senderAddress.length)
@@ -136,7 +137,7 @@ final class RouteConnection {
                     readAcks(); // acknowledgements may all ride on answers: keep the channel drained
                 }
                 frame(op, inlet.inletId(), offset, src.byteSize(), notifyOffset, value);
-                write(src.byteSize() == 0 ? new ByteBuffer[] {header} : new ByteBuffer[] {header, src.asByteBuffer()}, deadline);
+                write(src.byteSize() == 0 ? new ByteBuffer[] {header} : new ByteBuffer[] {header, payload(src)}, deadline);
             } catch (IOException e) {
                 fail(CmiAccessError.TRANSIENT);
                 failIfBroken(inlet, offset);
@@ -172,6 +173,15 @@ final class RouteConnection {
                 }
                 beforeWait.getAsBoolean();
             }
+        }
+    }
+
+    /** @return the bytes of {@code src} as a buffer: a view, or a copy for a heap segment of another array than {@code byte[]} */
+    private static ByteBuffer payload(MemorySegment src) {
+        try {
+            return src.asByteBuffer();
+        } catch (UnsupportedOperationException noView) {
+            return ByteBuffer.wrap(src.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
         }
     }
 

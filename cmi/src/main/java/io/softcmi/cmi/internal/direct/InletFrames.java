@@ -1,4 +1,4 @@
-package io.softcmi.cmi.internal;
+package io.softcmi.cmi.internal.direct;
 
 /**
  * The wire format of direct delivery (docs/notifications.md, "Direct delivery"), little-endian.

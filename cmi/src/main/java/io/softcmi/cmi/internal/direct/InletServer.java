@@ -1,6 +1,7 @@
-package io.softcmi.cmi.internal;
+package io.softcmi.cmi.internal.direct;
 
 import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.internal.PollBudget;
 import io.softcmi.cmi.notify.Notification;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,7 +36,8 @@ final class InletServer implements Runnable {
     /** Traffic this recent keeps the thread polling whatever its hit rate. */
     static final long TRAFFIC_NANOS = 1_000_000;
     private static final System.Logger LOG = System.getLogger("io.softcmi.cmi");
-    private final ContextImpl context;
+    private final DirectEndpoints endpoints;
+    private final InletHost context;
     private final ServerSocketChannel server;
     private final Selector selector;
     private final String host;
@@ -55,7 +57,8 @@ final class InletServer implements Runnable {
     private final java.util.ArrayDeque<Queued> queued = new java.util.ArrayDeque<>();
     private boolean delivering;
 
-    private InletServer(ContextImpl context, String host) throws IOException {
+    private InletServer(DirectEndpoints endpoints, InletHost context, String host) throws IOException {
+        this.endpoints = endpoints;
         this.context = context;
         this.host = host;
         this.selector = Selector.open();
@@ -70,17 +73,18 @@ final class InletServer implements Runnable {
             throw e;
         }
         this.port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-        this.thread = Thread.ofPlatform().daemon().name("softcmi-inlet-" + context.sessionId()).unstarted(this);
+        this.thread = Thread.ofPlatform().daemon().name("softcmi-inlet-" + context.name()).unstarted(this);
     }
 
     /**
+     * @param endpoints the context's direct delivery
      * @param context the serving context
      * @param host the address to listen on (the node's data address)
      * @return a started server
      * @throws IOException if the port cannot be opened
      */
-    static InletServer start(ContextImpl context, String host) throws IOException {
-        InletServer s = new InletServer(context, host);
+    static InletServer start(DirectEndpoints endpoints, InletHost context, String host) throws IOException {
+        InletServer s = new InletServer(endpoints, context, host);
         s.thread.start();
         return s;
     }
@@ -93,11 +97,11 @@ final class InletServer implements Runnable {
         return port;
     }
 
-    /** Opens an inlet on a writable local attach. */
-    Inlet open(LocalMapping mapping) {
+    /** Opens an inlet on a writable local attach: its memory, its segment, and whether it is still attached. */
+    Inlet open(java.lang.foreign.MemorySegment data, io.softcmi.cmi.CmiSegment segment, java.util.function.BooleanSupplier attached) {
         byte[] key = new byte[InletAddress.KEY_LENGTH];
         random.nextBytes(key);
-        Inlet inlet = new Inlet(this, ids.incrementAndGet(), key, mapping);
+        Inlet inlet = new Inlet(this, ids.incrementAndGet(), key, data, segment, attached);
         inlets.put(inlet.id, inlet);
         return inlet;
     }
@@ -151,7 +155,7 @@ final class InletServer implements Runnable {
 
     /** A frame from the process at {@code endpoint} acknowledged this context's frames to it ({@link InletFrames}). */
     void acknowledgedByPeer(String endpoint, long connection, long seq, long refusals) {
-        context.acknowledgedByPeer(endpoint, connection, seq, refusals);
+        endpoints.acknowledgedByPeer(endpoint, connection, seq, refusals);
     }
 
     /** @return {@code host:port} of this server, as an inlet address names it */
@@ -180,7 +184,7 @@ final class InletServer implements Runnable {
         try {
             Queued q;
             while ((q = queued.poll()) != null) {
-                context.notifications().deliver(new Notification(q.inlet().mapping.segment(), q.offset(), q.value(), q.sender()));
+                context.deliver(new Notification(q.inlet().segment, q.offset(), q.value(), q.sender()));
             }
         } finally {
             delivering = false;

@@ -1,19 +1,24 @@
-package io.softcmi.cmi.internal;
+package io.softcmi.cmi.internal.direct;
 
+import io.softcmi.cmi.internal.Errors;
 import io.softcmi.cmi.notify.DirectRoute;
 import io.softcmi.cmi.notify.PendingPut;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
-/** A {@link DirectRoute}: one inlet's address over the context's shared {@link RouteConnection} to its process. */
+/**
+ * A {@link DirectRoute}: one inlet's address over the context's shared {@link RouteConnection} to
+ * its process; after that connection failed, the next send connects again.
+ */
 final class Route implements DirectRoute {
-    private final ContextImpl context;
+    private final DirectEndpoints endpoints;
     private final InletAddress inlet;
-    private final RouteConnection connection;
+    /** The context's connection to the inlet's process; replaced by a new one once it has failed. */
+    private volatile RouteConnection connection;
     private volatile boolean closed;
 
-    Route(ContextImpl context, InletAddress inlet, RouteConnection connection) {
-        this.context = context;
+    Route(DirectEndpoints endpoints, InletAddress inlet, RouteConnection connection) {
+        this.endpoints = endpoints;
         this.inlet = inlet;
         this.connection = connection;
     }
@@ -35,16 +40,23 @@ final class Route implements DirectRoute {
         if (closed) {
             throw new IllegalStateException("route to " + inlet.endpoint() + " is closed");
         }
-        long seq = connection.send(inlet, op, offset, src, notifyOffset, value, context.remoteDeadline());
+        RouteConnection c = connection;
+        if (c.broken()) {
+            // Frames of the failed connection were reported TRANSIENT to their callers; later ones
+            // go on a new connection (a process that was stopped and resumed serves it again).
+            connection = c = endpoints.connection(inlet);
+        }
+        RouteConnection sentOn = c;
+        long seq = c.send(inlet, op, offset, src, notifyOffset, value, endpoints.deadline());
         return new PendingPut() {
             @Override
             public boolean done() {
-                return connection.done(seq);
+                return sentOn.done(seq);
             }
 
             @Override
             public void await() {
-                connection.await(seq, inlet.inletId(), offset, context.remoteDeadline());
+                sentOn.await(seq, inlet.inletId(), offset, endpoints.deadline());
             }
 
             @Override

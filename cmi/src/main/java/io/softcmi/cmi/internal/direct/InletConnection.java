@@ -1,8 +1,9 @@
-package io.softcmi.cmi.internal;
+package io.softcmi.cmi.internal.direct;
 
 import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.internal.HandleCodec;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

@@ -1,6 +1,7 @@
-package io.softcmi.cmi.internal;
+package io.softcmi.cmi.internal.direct;
 
 import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.internal.Errors;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
