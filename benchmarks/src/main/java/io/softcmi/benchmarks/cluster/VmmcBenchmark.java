@@ -40,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  * With {@code -Dbench.png=FILE}, the one-way and bidirectional sweeps are also drawn, VMMC beside
  * its raw baseline, as a PNG ({@link LogLogPlot}). The {@code latency} sample runs a second time
  * with {@code -Dbench.warmLatency} round trips (default 200,000, a tenth of them untimed first; 0
- * skips it): the first run's JVMs are still compiling. {@code -Dbench.fromWords} and
+ * skips it): the first run's JVMs are still compiling. {@code -Dbench.latencyJvm="OPTIONS"} adds
+ * JVM options to the latency sample's master, such as {@code -XX:AOTCache=FILE} (docs/vmmc.md,
+ * "Warm-up"), which it passes on to the peer it spawns. {@code -Dbench.fromWords} and
  * {@code -Dbench.toWords} (default 1 and 262144, in 4-byte words) bound both sweeps, to profile
  * one size.
  *
@@ -320,6 +322,7 @@ public final class VmmcBenchmark {
     private static List<String> command(String... mainAndArgs) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED"));
+
         // This JVM's vmmc.* settings (vmmc.sendWindow, ...) hold for the samples it starts.
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
             .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
@@ -364,7 +367,14 @@ public final class VmmcBenchmark {
 
     /** Runs a VMMC sample as the master on n1 and returns its output. */
     private static String runToEnd(Map<String, String> env, String... mainAndArgs) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command(mainAndArgs)).redirectErrorStream(true);
+        List<String> cmd = command(mainAndArgs);
+        // -Dbench.latencyJvm="OPTIONS": JVM options of the latency sample's master (an AOT cache,
+        // which RunControl passes on to the peer it spawns; a profiler).
+        String latencyJvm = System.getProperty("bench.latencyJvm", "").trim();
+        if (!latencyJvm.isEmpty() && mainAndArgs[0].equals(Latency.class.getName())) {
+            cmd.addAll(1, List.of(latencyJvm.split("\\s+")));
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         Process p = pb.start();
         try {

@@ -99,7 +99,10 @@ public final class RunControl {
      * {@code java}: the daemon that starts it must see the same paths (one machine or one
      * installation). This JVM's {@code vmmc.*} system properties (the library's settings, such as
      * {@code vmmc.sendWindow}, and the samples' such as {@code vmmc.bandwidth.seconds}) are given
-     * to the new JVM too, so that a spawned process runs with its parent's settings.
+     * to the new JVM too, so that a spawned process runs with its parent's settings, and so is
+     * this JVM's ahead-of-time cache ({@code -XX:AOTCache=FILE}, JDK 25: classes loaded and
+     * method profiles from a training run, so the JIT compiles the hot path sooner), which was
+     * made for this class path (docs/vmmc.md, "Warm-up").
      *
      * @param mainClass the class
      * @param args its arguments
@@ -109,6 +112,8 @@ public final class RunControl {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(a -> a.startsWith("-XX:AOTCache=")).forEach(cmd::add);
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
             .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
         cmd.add("-cp");
