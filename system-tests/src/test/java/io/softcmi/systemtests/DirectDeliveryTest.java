@@ -156,7 +156,8 @@ class DirectDeliveryTest {
             r.put(size, MemorySegment.ofArray(new long[] {-1})).await(); // a store alone, from a long[]: no notification
             r.putAndNotify(0, data, size, 42).await();
         });
-        takeOne(inbox, s.segment(), size, 42);
+        Notification n = takeOne(inbox, s.segment(), size, 42);
+        assertEquals(sender.call(c -> c.nodeAddress()), n.sender(), "the sender's node is B");
         assertEmpty(inbox);
         MemorySegment back = creator.call(c -> {
             MemorySegment b = Arena.ofAuto().allocate(size);
