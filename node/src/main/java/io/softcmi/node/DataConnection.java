@@ -22,9 +22,9 @@ import java.nio.channels.SocketChannel;
  * non-blocking state machine owned by one {@link DataIoLoop}. Each time the socket is ready it
  * serves every complete request in its input, in arrival order, batching the replies into one
  * write. Bulk data never passes through its buffers: a large store is read straight into the
- * segment's mapping, a large read is written straight from it. A store's last word
- * ({@link #LAST_WORD} bytes) is written after the rest of it, so a reader polling the last word
- * of a message sees the whole message.
+ * segment's mapping, a large read is written straight from it. A store's last aligned word
+ * (up to {@link #LAST_WORD} bytes) is written after the rest of it, so a reader polling the last
+ * word of a message sees the whole message.
  *
  * <p>Back-pressure instead of spinning: while replies cannot be written (the client does not
  * read), the connection stops reading requests and waits for the socket to become writable, so
@@ -53,10 +53,14 @@ final class DataConnection implements RecentConnections.Member {
     /** Reads up to this size are copied into the output buffer; larger ones are written from the mapping. */
     static final int INLINE_READ = 8 * 1024;
     /**
-     * A store of more than this many bytes has its last this-many bytes written after the rest
-     * ({@link StoreInFlight}): a reader polling the last word of a message sees the whole message.
+     * The most a store's last word can be: the aligned 8-byte word that holds the store's last
+     * byte ({@link DataProtocol#bodyBeforeLastWord}) is written after the rest
+     * ({@link StoreInFlight}), so a reader polling the last word of a message sees the whole
+     * message. In its first version (5faaad7) it was the last 4 bytes of any store of more than 4, which
+     * split a {@code putLong} in two: a concurrent 8-byte read could see half of it
+     * ({@code DataPathScaleTest} caught one such read).
      */
-    static final int LAST_WORD = 4;
+    static final int LAST_WORD = 8;
     /**
      * A store of at least this many bytes puts the connection in streaming mode
      * ({@link #streaming}): its next read takes one request header only, so that a following
@@ -408,8 +412,9 @@ final class DataConnection implements RecentConnections.Member {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
             return;
         }
-        // All but the last word first; the last word after them (LAST_WORD).
-        int body = payload > LAST_WORD ? payload - LAST_WORD : payload;
+        // All but the last aligned word first; that word after them (LAST_WORD; a store within one
+        // aligned word, a putLong, is one copy: never split).
+        int body = DataProtocol.bodyBeforeLastWord(offset, payload);
         try {
             MemorySegment.copy(inSegment, start, target, 0, Math.min(here, body));
             if (here == payload && body < payload) {

@@ -277,4 +277,21 @@ public final class DataProtocol {
     public static ByteBuffer newBuffer() {
         return ByteBuffer.allocateDirect(REQUEST_HEADER + SMALL_PAYLOAD).order(java.nio.ByteOrder.LITTLE_ENDIAN);
     }
+
+    /**
+     * Where a store's last word starts, for writing it after the rest (a reader that polls the
+     * last word of a message then sees the whole message): the bytes of the store before the
+     * aligned 8-byte word that holds its last byte. Splitting there, and not a fixed number of
+     * bytes before the end, keeps every aligned 8-byte word of the store in one copy, so a
+     * concurrent 8-byte load never sees half of an 8-byte store (a {@code putLong} is never split).
+     *
+     * @param offset the store's offset in the segment
+     * @param length its length in bytes (at least 1)
+     * @return the number of leading bytes to write first; {@code length} if the store lies in one
+     *     aligned word (then it is written in one copy)
+     */
+    public static int bodyBeforeLastWord(long offset, long length) {
+        long lastWordStart = (offset + length - 1) & ~7L;
+        return lastWordStart <= offset ? (int) length : (int) (lastWordStart - offset);
+    }
 }

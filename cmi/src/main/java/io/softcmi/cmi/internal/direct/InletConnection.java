@@ -4,6 +4,7 @@ import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.internal.HandleCodec;
+import io.softcmi.wire.DataProtocol;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -19,7 +20,7 @@ import java.util.Map;
  * One sender's connection to an {@link InletServer}: reads its frames ({@link InletFrames}) in
  * order, checks each against the inlets the sender opened, writes the payload into the inlet's
  * attach (a payload larger than the input buffer straight from the socket; its last
- * {@value #TAIL} bytes always last, after a store fence, as the home does, for readers that poll
+ * aligned word always last, after a store fence, as the home does, for readers that poll
  * the last word), queues the notifications for the server to hand to the context's inbox once
  * the input read is consumed, and then acknowledges what it served (one write for a batch of
  * frames, after the handlers: off the path of a ping-pong whose handler answers at once). A
@@ -39,7 +40,8 @@ final class InletConnection {
         }
     }
 
-    private static final int TAIL = 8;
+    /** The last word's bytes of the frame being read, collected apart (at most 8). */
+    private final MemorySegment lastWord = MemorySegment.ofArray(new long[1]);
     private final InletServer server;
     private final SocketChannel channel;
     /** Input, in write mode between calls. */
@@ -131,7 +133,7 @@ final class InletConnection {
                 if (take > 0) {
                     copyIn(take);
                 }
-                if (done < length && status == 0 && length - done > TAIL) {
+                if (done < length && status == 0 && tailStart() > done) {
                     readStraight();
                 }
                 if (done < length) {
@@ -254,18 +256,34 @@ final class InletConnection {
         return peerEndpoint;
     }
 
-    /** Takes {@code take} payload bytes from the input buffer: into the attach, or dropped for a refused frame. */
+    /**
+     * Where the frame's last word starts, relative to its payload: the aligned 8-byte word that
+     * holds its last byte ({@link DataProtocol#bodyBeforeLastWord}), or 0 for a store within one
+     * aligned word, which is then written whole, in one copy, once all of it is in.
+     */
+    private long tailStart() {
+        long body = DataProtocol.bodyBeforeLastWord(offset, length);
+        return body == length ? 0 : body;
+    }
+
+    /**
+     * Takes {@code take} payload bytes from the input buffer: into the attach (the last word's
+     * bytes collected apart and written after the rest, after a store fence), or dropped for a
+     * refused frame.
+     */
     private void copyIn(int take) {
         if (status == 0) {
             try {
                 MemorySegment src = MemorySegment.ofBuffer(in).asSlice(0, take);
-                long at = offset + done;
-                boolean last = done + take == length;
-                long head = last ? take - Math.min(take, TAIL) : take;
-                MemorySegment.copy(src, 0, target.data, at, head);
-                if (last) {
+                long tail = tailStart();
+                long bodyPart = Math.max(0, Math.min(take, tail - done));
+                MemorySegment.copy(src, 0, target.data, offset + done, bodyPart);
+                if (bodyPart < take) {
+                    MemorySegment.copy(src, bodyPart, lastWord, done + bodyPart - tail, take - bodyPart);
+                }
+                if (done + take == length) {
                     VarHandle.storeStoreFence();
-                    MemorySegment.copy(src, head, target.data, at + head, take - head);
+                    MemorySegment.copy(lastWord, 0, target.data, offset + tail, length - tail);
                 }
             } catch (IllegalStateException detached) {
                 status = InletFrames.status(CmiAccessError.TOKEN); // the attach went away meanwhile
@@ -275,10 +293,10 @@ final class InletConnection {
         done += take;
     }
 
-    /** The input buffer is empty: reads the rest of a large payload but its tail straight into the attach. */
+    /** The input buffer is empty: reads the rest of a large payload's body (not its last word) straight into the attach. */
     private void readStraight() throws IOException {
         try {
-            ByteBuffer dst = target.data.asSlice(offset + done, length - done - TAIL).asByteBuffer();
+            ByteBuffer dst = target.data.asSlice(offset + done, tailStart() - done).asByteBuffer();
             int n;
             while (dst.hasRemaining() && (n = channel.read(dst)) > 0) {
                 done += n;
