@@ -31,8 +31,8 @@ final class SendWindow {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
-    /** Whether the last message went straight to its exporter (a route) rather than through the home. */
-    private volatile boolean lastDirect;
+    /** Per sending thread: whether its last message went straight to its exporter (a route) rather than through the home. */
+    private final ThreadLocal<boolean[]> lastDirect = ThreadLocal.withInitial(() -> new boolean[1]);
 
     /** @return whether SendData is pipelined at all */
     static boolean enabled() {
@@ -57,17 +57,19 @@ final class SendWindow {
     }
 
     /**
-     * Before a message on the direct path ({@code direct}) or the home's: if the previous one
-     * took the other path, waits for every outstanding message first (a refusal among them is
-     * thrown), so the process's messages stay in order across the change.
+     * Before a message on the direct path ({@code direct}) or the home's: if the calling thread's
+     * previous message took the other path, waits for every outstanding message first (a
+     * refusal among them is thrown), so the thread's messages stay in order across the change
+     * (the order VMMC keeps is per sending thread).
      *
      * @param direct whether this message goes straight to its exporter
      * @throws VmmcException BAD_IBUF_STATE if an earlier message was refused
      */
     void onPath(boolean direct) {
-        if (direct != lastDirect) {
+        boolean[] last = lastDirect.get();
+        if (direct != last[0]) {
             drainOrThrow();
-            lastDirect = direct;
+            last[0] = direct;
         }
     }
 

@@ -82,8 +82,8 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
             SendWindow w = vmmc.window;
             // Straight to the exporting process where it serves an inlet and the message is at
             // most vmmc.directMaxBytes, else through the home (larger messages stream better
-            // there, measured: docs/vmmc.md, "Direct delivery"). The two paths are not ordered
-            // with each other: the window is drained when a process's messages change path
+            // there, measured: benchmarks.md, "VMMC direct delivery"). The two paths are not
+            // ordered with each other: the window is drained when a thread's messages change path
             // (SendWindow#onPath).
             DirectRoute route = src.byteSize() <= DIRECT_MAX_BYTES ? imp.route : null;
             w.onPath(route != null);

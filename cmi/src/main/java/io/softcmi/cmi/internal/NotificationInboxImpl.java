@@ -10,7 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * A context's {@link NotificationInbox}. The control reader thread and the inlet thread
- * {@link #deliver deliver}, one at a time: the delivering thread runs the inline handlers itself, then hands the notification to the
+ * {@link #deliver deliver}, one at a time: the delivering thread runs the inline handlers
+ * itself, then hands the notification to the
  * {@link NotificationDispatcher} if a handler is registered at that moment, else (if there is
  * no inline handler either) into the queue for {@link #poll}/{@link #take}.
  */

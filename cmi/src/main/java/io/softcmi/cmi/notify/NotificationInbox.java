@@ -43,16 +43,18 @@ public interface NotificationInbox {
     void onNotification(Consumer<Notification> handler);
 
     /**
-     * Registers an <b>inline</b> handler: it runs on the thread that reads the node's notices
-     * for this context (the context's control reader thread, always the same thread), as soon as
-     * the notification is read, with no hand-over to the handler thread. Inline handlers run one
-     * notification at a time, in arrival order, each notification to every inline handler in
+     * Registers an <b>inline</b> handler: it runs on the thread that reads the notification for
+     * this context (the context's control reader thread, or for direct delivery its inlet
+     * thread: {@link Notifications#openInlet}), as soon as the notification is read, with no
+     * hand-over to the handler thread. Inline handlers run one notification at a time (never on
+     * both threads at once), in arrival order, each notification to every inline handler in
      * registration order, <em>before</em> the notification goes on to the handlers of
      * {@link #onNotification} (if any; otherwise it is not queued for {@link #poll}). The thread
      * is associated with the context and has remote access enabled, as the handler thread is.
      *
      * <p>An inline handler holds up every notice of the context while it runs (events,
-     * notifications), so it must be short and must not block or wait for other threads of the
+     * notifications; on the inlet thread, the notifications and the direct stores, not the
+     * events), so it must be short and must not block or wait for other threads of the
      * process. It may load, store and notify, and even make calls to the node (those read their
      * own reply; notices arriving meanwhile wait until the handler returns, so inline handlers
      * never nest), but it must not call {@code fini}. Its exceptions are logged.
