@@ -62,7 +62,7 @@ final class ContextImpl implements CmiContext {
         new io.softcmi.cmi.internal.cache.ContextCache("context");
     private final NotificationInboxImpl notifications = new NotificationInboxImpl(this);
     private final io.softcmi.cmi.internal.direct.DirectEndpoints direct =
-        new io.softcmi.cmi.internal.direct.DirectEndpoints(new DirectHost());
+        new io.softcmi.cmi.internal.direct.DirectEndpoints(new ContextInletHost(this));
     private final NoticeHandler notices;
     private final SegmentCalls segmentCalls;
     private final SharingCalls sharing;
@@ -283,47 +283,14 @@ final class ContextImpl implements CmiContext {
         return direct;
     }
 
-    /** What direct delivery needs of this context. */
-    private final class DirectHost implements io.softcmi.cmi.internal.direct.InletHost {
-        @Override
-        public void deliver(io.softcmi.cmi.notify.Notification n) {
-            notifications.deliver(n);
-        }
+    /** @return whether this context speaks plain TCP to other nodes (asks its node the first time) */
+    boolean plainTcp() {
+        return connections.plainTcp();
+    }
 
-        @Override
-        public void bindHandlerThread() {
-            ContextImpl.this.bindHandlerThread();
-        }
-
-        @Override
-        public String listenHost() {
-            return nodeAddress instanceof NodeAddressImpl a && !a.host().isEmpty() ? a.host() : "127.0.0.1";
-        }
-
-        @Override
-        public byte[] nodeAddress() {
-            return nodeAddress.toBytes();
-        }
-
-        @Override
-        public long remoteTimeoutNanos() {
-            return reconfTimeout.toNanos();
-        }
-
-        @Override
-        public String name() {
-            return Long.toString(sessionId);
-        }
-
-        @Override
-        public boolean plainTcp() {
-            return connections.plainTcp();
-        }
-
-        @Override
-        public void warn(String message) {
-            tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, message);
-        }
+    /** Logs a warning of the data path in this context's trace. */
+    void warn(String message) {
+        tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, message);
     }
 
     /** @return the deadline of a remote call starting now: the reconfiguration timeout from now */

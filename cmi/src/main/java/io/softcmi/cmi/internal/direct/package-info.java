@@ -6,6 +6,6 @@
  * sender, {@code Inlet} per served segment) and its {@code RouteConnection}s to other processes'
  * servers ({@code Route} per inlet); {@code InletFrames} is the wire format,
  * {@code InletAddress} an inlet's address. The engine's context implements
- * {@link io.softcmi.cmi.internal.direct.InletHost}. Not an API.
+ * {@link io.softcmi.cmi.internal.direct.InletHost} ({@code ContextInletHost}). Not an API.
  */
 package io.softcmi.cmi.internal.direct;
