@@ -390,8 +390,9 @@ class DirectDeliveryTest {
         sender.run(c -> c.ctlReconfTimeout(Duration.ofSeconds(1)));
         DirectRoute r = sender.call(c -> Notifications.routeTo(c, w.address()));
         sender.run(c -> r.put(0, longs(1)).await());
-        signal("STOP", w.worker().pid());
+        FailureEventsSystemTest.signal("STOP", w.worker().pid());
         try {
+            awaitStopped(w.worker().pid()); // kill returns before every thread has stopped
             long start = System.nanoTime();
             CmiAccessException e = sender.call(c -> assertThrows(CmiAccessException.class, () -> r.put(8, longs(2)).await()));
             long waited = System.nanoTime() - start;
@@ -399,16 +400,31 @@ class DirectDeliveryTest {
             assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(900) && waited < TimeUnit.SECONDS.toNanos(8),
                 "failed after the 1 s remote timeout, not before and not never: " + waited / 1_000_000 + " ms");
         } finally {
-            signal("CONT", w.worker().pid());
+            FailureEventsSystemTest.signal("CONT", w.worker().pid());
         }
         // The failed connection is closed; the same route connects again and is served.
         sender.run(c -> r.put(16, longs(3)).await());
         assertEquals("3", w.worker().expect("get-long " + w.id() + " 16", "VALUE"), "the resumed process stored it");
     }
 
-    private static void signal(String sig, long pid) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start();
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + sig + " " + pid);
+
+    /** Waits (at most 10 s) until every thread of process {@code pid} is stopped ({@code T} in /proc). */
+    private static void awaitStopped(long pid) throws IOException, InterruptedException {
+        Deadline d = Deadline.in(Duration.ofSeconds(10));
+        while (true) {
+            boolean all = true;
+            try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/" + pid + "/task"))) {
+                for (java.nio.file.Path t : tasks.toList()) {
+                    String stat = java.nio.file.Files.readString(t.resolve("stat"));
+                    all &= stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+                }
+            }
+            if (all) {
+                return;
+            }
+            assertTrue(!d.expired(), "process " + pid + " did not stop");
+            Thread.sleep(5);
+        }
     }
 
     private static void answer(DirectRoute r, Notification n, int rounds, CountDownLatch done, AtomicReference<Throwable> failure) {

@@ -184,7 +184,8 @@ class FailureEventsSystemTest {
             ((io.softcmi.cmi.internal.NodeAddressImpl) a).nodeId(), id));
     }
 
-    private static void signal(String sig, long pid) throws IOException, InterruptedException {
+    /** Sends {@code kill -SIG} to a process and checks that {@code kill} succeeded (also used by DirectDeliveryTest). */
+    static void signal(String sig, long pid) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start();
         assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + sig + " " + pid);
     }
