@@ -14,10 +14,12 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One context's direct delivery (docs/notifications.md, "Direct delivery"): its
- * {@link InletServer}, started with the first inlet, and its {@link RouteConnection}s, one per
- * serving process, opened with the first route there and again after one failed. Wires the two
- * together: a handler on the inlet thread that waits keeps serving the inlet, and the frames a
- * route sends carry the acknowledgements of the inlet's connection from the same process.
+ * {@link InletServer}, started with the first inlet or route, which reads every connection of the
+ * context, and its connections to other processes, one per process ({@link RouteConnection}),
+ * used both ways: a connection the other process opened carries this context's frames to it too.
+ * When two processes opened one to each other at the same time, both move to the one opened by the
+ * process whose inlet endpoint sorts first, once nothing sent on the other is unacknowledged
+ * ({@link Route}).
  */
 public final class DirectEndpoints {
     private final InletHost host;
@@ -85,14 +87,13 @@ public final class DirectEndpoints {
 
     /** @return the connection to the process serving {@code inlet}, opened (again) if needed */
     RouteConnection connection(InletAddress inlet) {
-        checkPlainTcp();
+        InletServer s = server();
         synchronized (lock) {
             checkOpen();
             RouteConnection c = routes.get(inlet.endpoint());
             if (c == null || c.broken()) {
                 try {
-                    c = RouteConnection.open(inlet, host.nodeAddress(), host.remoteTimeoutNanos(), this::beforeWait,
-                        this::inletPeer, this::inletEndpoint);
+                    c = RouteConnection.connect(inlet, s, s.hello(), host.remoteTimeoutNanos());
                 } catch (IOException e) {
                     host.warn("no route to inlet at " + inlet.endpoint() + ": " + e);
                     throw Errors.access(CmiAccessError.TRANSIENT, 0, 0);
@@ -103,35 +104,45 @@ public final class DirectEndpoints {
         }
     }
 
+    /**
+     * @param endpoint another process's inlet endpoint
+     * @return the connection this context's routes there use now, or null
+     */
+    RouteConnection preferred(String endpoint) {
+        return routes.get(endpoint);
+    }
+
+    /**
+     * The process at the other end of a connection said its inlet is at {@code endpoint} (server
+     * thread): a connection it opened serves this context's routes there too, unless this context
+     * has a live one of its own and its own endpoint sorts first (so that both ends pick the same).
+     */
+    void helloFrom(String endpoint, RouteConnection c) {
+        if (c.outgoing) {
+            return;
+        }
+        c.endpoint(endpoint);
+        InletServer s = server;
+        synchronized (lock) {
+            RouteConnection current = routes.get(endpoint);
+            boolean ownFirst = s != null && s.endpoint().compareTo(endpoint) < 0;
+            if (!closed && (current == null || current.broken() || !ownFirst)) {
+                routes.put(endpoint, c);
+            }
+        }
+    }
+
+    /** A connection failed and was dropped (server thread): routes there connect again. */
+    void dropped(RouteConnection c) {
+        String ep = c.endpoint();
+        if (ep != null) {
+            routes.remove(ep, c);
+        }
+    }
+
     /** @return the deadline of a wait starting now: the context's remote timeout from now */
     long deadline() {
         return System.nanoTime() + host.remoteTimeoutNanos();
-    }
-
-    /** A thread is about to wait for another process's inlet (see {@link InletServer#serveWhileWaiting}). */
-    private boolean beforeWait() {
-        InletServer s = server;
-        return s != null && s.serveWhileWaiting();
-    }
-
-    /** @return the inlet connection from the process whose inlet is at {@code endpoint}, or null */
-    private InletConnection inletPeer(String endpoint) {
-        InletServer s = server;
-        return s == null ? null : s.peer(endpoint);
-    }
-
-    /** @return this context's inlet endpoint, {@code ""} while it serves none */
-    private String inletEndpoint() {
-        InletServer s = server;
-        return s == null ? "" : s.endpoint();
-    }
-
-    /** Frames of the route to {@code endpoint} were acknowledged by a frame from there ({@link InletFrames}). */
-    void acknowledgedByPeer(String endpoint, long connection, long seq, long refusals) {
-        RouteConnection c = routes.get(endpoint);
-        if (c != null) {
-            c.acknowledgedByPeer(connection, seq, refusals);
-        }
     }
 
     private void checkPlainTcp() {

@@ -10,28 +10,28 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * One sender's connection to an {@link InletServer}: reads its frames ({@link InletFrames}) in
- * order, checks each against the inlets the sender opened, writes the payload into the inlet's
- * attach (a payload larger than the input buffer straight from the socket; its last
- * aligned word always last, after a store fence, as the home does, for readers that poll
- * the last word), queues the notifications for the server to hand to the context's inbox once
- * the input read is consumed, and then acknowledges what it served (one write for a batch of
- * frames, after the handlers: off the path of a ping-pong whose handler answers at once). A
- * frame is acknowledged once stored, not once handled: while a handler running on the server's
- * thread waits for another process (an acknowledgement, room in a socket), the server keeps
- * reading, storing and acknowledging ({@link InletServer#serveWhileWaiting}), and queues the
- * notifications that come meanwhile, so two processes whose handlers send to each other and wait
- * never wait on each other (DirectDeliveryTest). Runs on the server's thread only.
+ * The reading side of one connection between two processes ({@link InletFrames}), on the
+ * {@link InletServer}'s thread: reads the other process's frames in order, checks each against
+ * the inlets it opened, writes the payload into the inlet's attach (a payload larger than the
+ * input buffer straight from the socket; its last aligned word always last, after a store fence,
+ * as the home does, for readers that poll the last word), queues the notifications for the server
+ * to hand to the context's inbox once the input read is consumed, and passes the acknowledgements
+ * of this process's own frames on the connection to its {@link RouteConnection}, the writing side.
+ * Stored frames are acknowledged after the handlers ran (they usually answer, and the answer
+ * carries the acknowledgement); refusals at once. While a handler on the server's thread waits
+ * for another process, the server keeps reading, storing and acknowledging
+ * ({@link InletServer#serveWhileWaiting}), and queues the notifications that come meanwhile, so
+ * two processes whose handlers send to each other and wait never wait on each other
+ * (DirectDeliveryTest).
  */
 final class InletConnection {
-    /** A sender broke the protocol: the connection is dropped. */
+    /** The other process broke the protocol: the connection is dropped. */
     static final class ProtocolException extends Exception {
         private static final long serialVersionUID = 1L;
 
@@ -44,22 +44,21 @@ final class InletConnection {
     private final MemorySegment lastWord = MemorySegment.ofArray(new long[1]);
     private final InletServer server;
     private final SocketChannel channel;
+    /** The server's key of this connection, once registered (the server's thread sets it). */
+    volatile java.nio.channels.SelectionKey key;
+    /** The writing side of this connection. */
+    final RouteConnection route;
     /** Input, in write mode between calls. */
     private final ByteBuffer in = ByteBuffer.allocateDirect(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
-    /** Acknowledgements not yet written, in write mode. */
-    private final ByteBuffer out = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
     private final Map<Integer, Inlet> opened = new HashMap<>();
     private NodeAddress sender = HandleCodec.ANY_NODE;
     private long seq;
-    /** {@link #seq} as other threads read it (acknowledgements riding on this process's answers). */
+    /** {@link #seq} as the writing side reads it (acknowledgements riding on this process's frames). */
     private volatile long storedSeq;
-    /** Refusal records appended so far. */
+    /** Refusals sent so far (each queued on the writing side before this count grows). */
     private volatile long refusals;
-    /** The id of the sender's route connection, from its OPEN (read by other threads). */
-    private volatile long peerConnection;
-    /** The sender's own inlet endpoint ({@code host:port}) from its OPEN, or null. */
-    private String peerEndpoint;
-    private long acked;
+    /** The inlet endpoint ({@code host:port}) of the process at the other end, from its HELLO, or null. */
+    private volatile String peerEndpoint;
     // The frame being read.
     private boolean inFrame;
     private int op;
@@ -72,33 +71,34 @@ final class InletConnection {
     private Inlet target;
     private int status;
 
-    InletConnection(InletServer server, SocketChannel channel) {
+    InletConnection(InletServer server, SocketChannel channel, RouteConnection route) {
         this.server = server;
         this.channel = channel;
+        this.route = route;
     }
 
-    /** The connection is readable or writable: writes waiting acknowledgements, reads and serves frames. */
-    void serve(SelectionKey key) throws IOException, ProtocolException {
-        if (!flush()) {
-            key.interestOps(SelectionKey.OP_WRITE);
-            return;
-        }
-        serveRead(key, channel.read(in));
+    SocketChannel channel() {
+        return channel;
     }
 
     /**
-     * Reads once without the selector (the server's poll loop, for the connection of the last
-     * traffic: one {@code read} per look instead of a {@code select} and a {@code read}); the
-     * caller then {@link #serveRead serves} what came, outside its poll.
+     * Reads once (the server's poll loop reads the connection of the last traffic this way: one
+     * {@code read} per look instead of a {@code select} and a {@code read}); the caller then
+     * {@link #serveRead serves} what came, outside its poll.
      *
-     * @return what {@code read} returned (0 if acknowledgements wait to be written)
+     * @return what {@code read} returned
      */
     int poll() throws IOException {
-        return out.position() != 0 ? 0 : channel.read(in);
+        return channel.read(in);
+    }
+
+    /** The connection is readable: reads and serves what came. */
+    void serve() throws IOException, ProtocolException {
+        serveRead(channel.read(in));
     }
 
     /** Serves the frames read ({@code n}: what the last {@code read} returned), then acknowledges them. */
-    void serveRead(SelectionKey key, int n) throws IOException, ProtocolException {
+    void serveRead(int n) throws IOException, ProtocolException {
         in.flip();
         try {
             process();
@@ -106,26 +106,44 @@ final class InletConnection {
             in.compact();
         }
         server.deliverQueued();
-        acknowledge();
-        key.interestOps(flush() ? SelectionKey.OP_READ : SelectionKey.OP_WRITE);
+        route.acknowledgeInbound();
         if (n < 0) {
-            throw new IOException("closed by the sender");
+            throw new IOException("closed by the other process");
         }
+    }
+
+    /**
+     * Serves the connection from inside a handler that waits for another process
+     * ({@link InletServer#serveWhileWaiting}): reads what came, stores it, queues its
+     * notifications (delivered once the handler returns), and acknowledges everything stored.
+     */
+    void serveNested() throws IOException, ProtocolException {
+        serveRead(channel.read(in));
     }
 
     private void process() throws IOException, ProtocolException {
         while (true) {
             if (!inFrame) {
-                if (in.remaining() < InletFrames.HEADER || out.remaining() < 2 * InletFrames.ACK) {
+                if (in.remaining() < InletFrames.HEADER) {
                     return;
                 }
                 readHeader();
             }
-            if (op == InletFrames.OPEN) {
+            if (op == InletFrames.HELLO || op == InletFrames.OPEN) {
                 if (in.remaining() < length) {
                     return;
                 }
-                open();
+                if (op == InletFrames.HELLO) {
+                    hello();
+                } else {
+                    open();
+                }
+                inFrame = false;
+                continue;
+            }
+            if (op == InletFrames.ACK) {
+                route.acknowledged(offset, (int) value);
+                inFrame = false;
                 continue;
             }
             if (done < length) {
@@ -151,11 +169,11 @@ final class InletConnection {
         length = in.getLong();
         notifyOffset = in.getLong();
         value = in.getLong();
-        long ackConnection = in.getLong();
         long ackSeq = in.getLong();
         long ackRefusals = in.getLong();
-        if (ackSeq > 0 && peerEndpoint != null) {
-            server.acknowledgedByPeer(peerEndpoint, ackConnection, ackSeq, ackRefusals);
+        in.getLong();
+        if (ackSeq > 0) {
+            route.acknowledgedByRide(ackSeq, ackRefusals);
         }
         if (length < 0) {
             throw new ProtocolException("negative length " + length);
@@ -165,9 +183,14 @@ final class InletConnection {
         target = null;
         status = 0;
         switch (op) {
-            case InletFrames.OPEN -> {
-                if (length < InletAddress.KEY_LENGTH || length > InletFrames.MAX_OPEN) {
-                    throw new ProtocolException("OPEN of " + length + " bytes");
+            case InletFrames.HELLO, InletFrames.OPEN -> {
+                if (length > InletFrames.MAX_CONTROL || op == InletFrames.OPEN && length != InletAddress.KEY_LENGTH) {
+                    throw new ProtocolException("op " + op + " of " + length + " bytes");
+                }
+            }
+            case InletFrames.ACK -> {
+                if (length != 0) {
+                    throw new ProtocolException("ACK with " + length + " bytes");
                 }
             }
             case InletFrames.PUT, InletFrames.PUT_NOTIFY -> status = check();
@@ -190,24 +213,23 @@ final class InletConnection {
         return 0;
     }
 
-    private void open() throws ProtocolException {
+    private void open() {
         byte[] key = new byte[InletAddress.KEY_LENGTH];
         in.get(key);
-        int end = in.position() + (int) length - key.length;
-        if (end - in.position() < 8) {
-            throw new ProtocolException("truncated OPEN");
-        }
-        long connection = in.getLong();
-        byte[] address = lengthPrefixed(end);
-        byte[] endpoint = lengthPrefixed(end);
-        if (in.position() != end) {
-            throw new ProtocolException("OPEN payload of " + length + " bytes holds more");
-        }
         Inlet i = server.inlet(inletId);
         if (i != null && MessageDigest.isEqual(i.key, key)) {
             opened.put(inletId, i);
         } else {
             opened.remove(inletId);
+        }
+    }
+
+    private void hello() throws ProtocolException {
+        int end = in.position() + (int) length;
+        byte[] address = lengthPrefixed(end);
+        byte[] endpoint = lengthPrefixed(end);
+        if (in.position() != end) {
+            throw new ProtocolException("HELLO payload of " + length + " bytes holds more");
         }
         try {
             sender = HandleCodec.nodeAddress(address);
@@ -215,40 +237,33 @@ final class InletConnection {
             // keep the last one known; the notification's sender is informational
         }
         String ep = new String(endpoint, java.nio.charset.StandardCharsets.UTF_8);
-        peerConnection = connection;
         if (!ep.isEmpty() && !ep.equals(peerEndpoint)) {
             peerEndpoint = ep;
-            server.peerOpened(ep, this);
+            server.peerHello(ep, this);
         }
-        inFrame = false;
     }
 
     private byte[] lengthPrefixed(int end) throws ProtocolException {
         if (end - in.position() < 4) {
-            throw new ProtocolException("truncated OPEN");
+            throw new ProtocolException("truncated HELLO");
         }
         int n = in.getInt();
         if (n < 0 || n > end - in.position()) {
-            throw new ProtocolException("OPEN field of " + n + " bytes");
+            throw new ProtocolException("HELLO field of " + n + " bytes");
         }
         byte[] b = new byte[n];
         in.get(b);
         return b;
     }
 
-    /** @return the frames of this connection stored so far (any thread: for acknowledgements riding on answers) */
+    /** @return the other process's frames stored (or refused) so far (any thread: for acknowledgements riding on this process's frames) */
     long storedSeq() {
         return storedSeq;
     }
 
-    /** @return the refusal records this connection has written so far, for frames up to {@link #storedSeq()} (any thread) */
+    /** @return the refusals sent so far, for frames up to {@link #storedSeq()} (any thread) */
     long refusals() {
         return refusals;
-    }
-
-    /** @return the id of the sender's route connection (from its OPEN), 0 if unknown */
-    long peerConnection() {
-        return peerConnection;
     }
 
     /** @return the endpoint of the inlet of the process at the other end, or null if unknown */
@@ -310,7 +325,7 @@ final class InletConnection {
         seq++;
         inFrame = false;
         if (status != 0) {
-            out.putLong(seq).putInt(status).putInt(0);
+            route.refuse(seq, status); // queued first: a frame whose riding count includes it is written after it
             refusals++;
             storedSeq = seq;
             return;
@@ -320,42 +335,5 @@ final class InletConnection {
         if (op == InletFrames.PUT_NOTIFY) {
             server.queue(target, notifyOffset, value, sender);
         }
-    }
-
-    /** Appends the acknowledgement of every frame served so far, if not done yet. */
-    private void acknowledge() {
-        if (seq > acked) {
-            out.putLong(seq).putInt(0).putInt(0);
-            acked = seq;
-        }
-    }
-
-    /**
-     * Serves the connection from inside a handler that waits for another process
-     * ({@link InletServer#serveWhileWaiting}): reads what came, stores it, queues its
-     * notifications (delivered once the handler returns), and acknowledges everything served.
-     */
-    void serveNested(SelectionKey key) throws IOException, ProtocolException {
-        if (flush()) {
-            serveRead(key, channel.read(in));
-        }
-        if (out.remaining() >= InletFrames.ACK) {
-            acknowledge();
-        }
-        flush();
-    }
-
-    /** @return whether every acknowledgement is written */
-    private boolean flush() throws IOException {
-        if (out.position() == 0) {
-            return true;
-        }
-        out.flip();
-        try {
-            channel.write(out);
-        } finally {
-            out.compact();
-        }
-        return out.position() == 0;
     }
 }

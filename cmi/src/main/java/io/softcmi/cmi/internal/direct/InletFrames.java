@@ -2,34 +2,37 @@ package io.softcmi.cmi.internal.direct;
 
 /**
  * The wire format of direct delivery (docs/notifications.md, "Direct delivery"), little-endian.
- * A route sends frames of a {@value #HEADER}-byte header ({@code int op, int inlet, long offset,
- * long length, long notifyOffset, long value, long ackConnection, long ackSeq, long ackRefusals})
- * and {@code length} payload bytes. {@link #OPEN} proves the sender holds an inlet's address
- * (payload: the key, the route connection's random id, the sender's node address and its own
- * inlet's endpoint {@code host:port}, each of the last two after an {@code int} length; the
- * endpoint is empty if it serves none) and is not counted; every
- * {@link #PUT} and {@link #PUT_NOTIFY} is, from 1. The inlet answers with {@value #ACK}-byte
- * records {@code (long seq, int status, int 0)}: status 0 says every frame up to {@code seq} is
- * stored; a non-zero status (a {@code CmiAccessError} ordinal plus one) says frame {@code seq}
- * was refused, and comes before the acknowledgement that covers it.
+ * One TCP connection joins two processes and carries frames both ways: each process's routes send
+ * on it to the other's inlets, and the other's inlet acknowledges on it. Every frame is a
+ * {@value #HEADER}-byte header ({@code int op, int inlet, long offset, long length, long
+ * notifyOffset, long value, long ackSeq, long ackRefusals, long 0}) and {@code length} payload bytes:
+ * <ul>
+ *   <li>{@link #HELLO}, sent first by each end: the sender's node address and its own inlet
+ *       endpoint ({@code host:port}), each after an {@code int} length;</li>
+ *   <li>{@link #OPEN}: proves the sender holds an inlet's address (payload: its key);</li>
+ *   <li>{@link #PUT} and {@link #PUT_NOTIFY}: a store, and a store then a notification; the only
+ *       frames counted, from 1, per direction;</li>
+ *   <li>{@link #ACK}: {@code offset} is a frame number and {@code value} a status: 0 says every
+ *       frame up to it is stored; a non-zero status (a {@code CmiAccessError} ordinal plus one)
+ *       says that frame was refused, and comes before any acknowledgement that covers it.</li>
+ * </ul>
  *
- * <p><b>Acknowledgements ride on the answers too.</b> A frame's {@code ackConnection},
- * {@code ackSeq} and {@code ackRefusals} (0 when unknown) tell the receiving process about the
- * frames it sent on its route connection {@code ackConnection} to the sender's inlet: every one
- * up to {@code ackSeq} is stored, and {@code ackRefusals}
- * refusal records were written for them on that connection. A process that has read that many
- * refusal records may count the frames as acknowledged without reading its acknowledgement
- * channel: in a ping-pong the answer carries the acknowledgement, and the sender's wait for it
- * costs no system call.
+ * <p><b>Acknowledgements ride on every frame.</b> {@code ackSeq} and {@code ackRefusals} tell the
+ * receiver that every frame it sent on this connection up to {@code ackSeq} is stored, with
+ * {@code ackRefusals} refusals among all it sent so far (written as {@link #ACK}s before this
+ * frame). A receiver that has read as many refusals counts those frames acknowledged: in a
+ * ping-pong the answer acknowledges the message it answers, and the inlet writes no
+ * acknowledgement of its own.
  */
 final class InletFrames {
     static final int HEADER = 64;
-    static final int ACK = 16;
-    static final int OPEN = 1;
-    static final int PUT = 2;
-    static final int PUT_NOTIFY = 3;
-    /** Longest OPEN payload accepted (the key, a node address and an endpoint). */
-    static final int MAX_OPEN = 1024;
+    static final int HELLO = 1;
+    static final int OPEN = 2;
+    static final int PUT = 3;
+    static final int PUT_NOTIFY = 4;
+    static final int ACK = 5;
+    /** Longest HELLO or OPEN payload accepted (a node address and an endpoint; a key). */
+    static final int MAX_CONTROL = 1024;
 
     private InletFrames() {
     }

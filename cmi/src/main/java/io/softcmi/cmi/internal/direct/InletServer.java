@@ -5,7 +5,8 @@ import io.softcmi.cmi.internal.PollBudget;
 import io.softcmi.cmi.notify.Notification;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -16,10 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The receiving end of direct delivery in one context (docs/notifications.md, "Direct
- * delivery"): one TCP port and one platform thread that serves every connection of every sender
- * with a selector ({@link InletConnection} per connection), writes their stores into the local
- * attaches of the context's {@link Inlet}s and hands their notifications to the context's inbox.
+ * The reading end of direct delivery in one context (docs/notifications.md, "Direct delivery"):
+ * one TCP port and one platform thread that reads every connection between this process and
+ * another, those the others opened and those this context's routes opened ({@link InletConnection}
+ * per connection, {@link RouteConnection} its writing side), writes their stores into the local
+ * attaches of the context's {@link Inlet}s, hands their notifications to the context's inbox and
+ * passes the acknowledgements of this context's own frames to its routes.
  * After traffic it polls for up to {@value #MAX_POLL_NANOS} ns before it blocks in the selector,
  * reading the connection of the last traffic directly (one {@code read} per look, a
  * {@code select} every eighth): while traffic came within {@value #TRAFFIC_NANOS} ns or its polls
@@ -44,8 +47,10 @@ final class InletServer implements Runnable {
     private final int port;
     private final Thread thread;
     private final Map<Integer, Inlet> inlets = new ConcurrentHashMap<>();
-    /** Connections by the inlet endpoint of the process that opened them. */
-    private final Map<String, InletConnection> peers = new ConcurrentHashMap<>();
+    /** Connections this context's routes opened, to be registered by the server's thread. */
+    private final java.util.Queue<InletConnection> adopted = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** This end's HELLO payload: its node address and inlet endpoint, each after an {@code int} length. */
+    private final ByteBuffer hello;
     private final AtomicInteger ids = new AtomicInteger();
     private final SecureRandom random = new SecureRandom();
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, false);
@@ -73,6 +78,10 @@ final class InletServer implements Runnable {
             throw e;
         }
         this.port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+        byte[] address = context.nodeAddress();
+        byte[] ep = endpoint().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.hello = ByteBuffer.allocate(8 + address.length + ep.length).order(ByteOrder.LITTLE_ENDIAN)
+            .putInt(address.length).put(address).putInt(ep.length).put(ep).flip().asReadOnlyBuffer();
         this.thread = Thread.ofPlatform().daemon().name("softcmi-inlet-" + context.name()).unstarted(this);
     }
 
@@ -130,7 +139,9 @@ final class InletServer implements Runnable {
         for (SelectionKey k : selector.keys()) {
             if (k.isValid() && k.attachment() instanceof InletConnection c) {
                 try {
-                    c.serveNested(k);
+                    if (!c.route.backlogged()) {
+                        c.serveNested();
+                    }
                 } catch (IOException | java.nio.channels.CancelledKeyException | InletConnection.ProtocolException e) {
                     drop(k, e);
                     lastKey = lastKey == k ? null : lastKey;
@@ -140,22 +151,46 @@ final class InletServer implements Runnable {
         return true;
     }
 
-    /** The connection from the process whose inlet is at {@code endpoint} (its OPEN said so). */
-    void peerOpened(String endpoint, InletConnection c) {
-        peers.put(endpoint, c);
+    /** @return whether the caller is this server's thread (a handler) */
+    boolean onServerThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** @return this end's HELLO payload (read-only; duplicate before reading) */
+    ByteBuffer hello() {
+        return hello;
+    }
+
+    /** Reads a connection this context's route opened (any thread): registered by the server's thread. */
+    void adopt(InletConnection c) {
+        adopted.add(c);
+        selector.wakeup();
+    }
+
+    /** The process at the other end of {@code c} said its inlet is at {@code endpoint} (server thread). */
+    void peerHello(String endpoint, InletConnection c) {
+        endpoints.helloFrom(endpoint, c.route);
     }
 
     /**
-     * @param endpoint the inlet endpoint of another process
-     * @return the connection from that process, or null (for acknowledgements riding on this process's frames to it)
+     * The writing side of {@code c} has acknowledgements waiting for room (any thread): the
+     * server finishes them when the socket is writable.
      */
-    InletConnection peer(String endpoint) {
-        return peers.get(endpoint);
-    }
-
-    /** A frame from the process at {@code endpoint} acknowledged this context's frames to it ({@link InletFrames}). */
-    void acknowledgedByPeer(String endpoint, long connection, long seq, long refusals) {
-        endpoints.acknowledgedByPeer(endpoint, connection, seq, refusals);
+    void wantWrite(InletConnection c, boolean want) {
+        SelectionKey k = c.key;
+        if (k == null || !k.isValid()) {
+            return; // registered later with the interest the route reports then
+        }
+        try {
+            if (want) {
+                k.interestOpsOr(SelectionKey.OP_WRITE);
+                selector.wakeup();
+            } else {
+                k.interestOpsAnd(~SelectionKey.OP_WRITE);
+            }
+        } catch (java.nio.channels.CancelledKeyException e) {
+            // dropped meanwhile
+        }
     }
 
     /** @return {@code host:port} of this server, as an inlet address names it */
@@ -209,6 +244,7 @@ final class InletServer implements Runnable {
         context.bindHandlerThread();
         try {
             while (!closed) {
+                registerAdopted();
                 int ready = selector.selectNow();
                 if (ready == 0) {
                     ready = pollThenBlock();
@@ -300,7 +336,7 @@ final class InletServer implements Runnable {
     private void serveOne(SelectionKey k, int read) {
         lastTraffic = System.nanoTime();
         try {
-            ((InletConnection) k.attachment()).serveRead(k, read);
+            ((InletConnection) k.attachment()).serveRead(read);
         } catch (IOException | java.nio.channels.CancelledKeyException | InletConnection.ProtocolException e) {
             drop(k, e);
             lastKey = null;
@@ -314,9 +350,12 @@ final class InletServer implements Runnable {
                 if (k.isAcceptable()) {
                     accept();
                 } else if (k.attachment() instanceof InletConnection c) {
-                    if (k.isReadable() || k.isWritable()) {
+                    if (k.isWritable()) {
+                        c.route.acknowledgeInbound(); // acknowledgements that waited for room
+                    }
+                    if (k.isReadable() && !c.route.backlogged()) {
                         lastKey = k;
-                        c.serve(k);
+                        c.serve();
                     }
                 }
             } catch (IOException | java.nio.channels.CancelledKeyException e) {
@@ -334,16 +373,36 @@ final class InletServer implements Runnable {
     private void accept() throws IOException {
         SocketChannel ch;
         while ((ch = server.accept()) != null) {
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            SelectionKey key = ch.register(selector, SelectionKey.OP_READ);
-            key.attach(new InletConnection(this, ch));
+            try {
+                register(RouteConnection.accepted(ch, this, hello));
+            } catch (IOException e) {
+                ch.close();
+            }
         }
     }
 
+    /** Registers the connections this context's routes opened (server thread). */
+    private void registerAdopted() {
+        InletConnection c;
+        while ((c = adopted.poll()) != null) {
+            try {
+                register(c);
+            } catch (IOException | java.nio.channels.CancelledKeyException e) {
+                c.route.fail(io.softcmi.cmi.CmiAccessError.TRANSIENT);
+            }
+        }
+    }
+
+    private void register(InletConnection c) throws IOException {
+        SelectionKey key = c.channel().register(selector, SelectionKey.OP_READ, c);
+        c.key = key;
+        wantWrite(c, c.route.controlPending()); // its HELLO did not fit at once
+    }
+
     private void drop(SelectionKey k, Exception why) {
-        if (k.attachment() instanceof InletConnection c && c.peerEndpoint() != null) {
-            peers.remove(c.peerEndpoint(), c);
+        if (k.attachment() instanceof InletConnection c) {
+            c.route.fail(io.softcmi.cmi.CmiAccessError.TRANSIENT);
+            endpoints.dropped(c.route);
         }
         k.cancel();
         try {

@@ -45,6 +45,13 @@ final class Route implements DirectRoute {
             // Frames of the failed connection were reported TRANSIENT to their callers; later ones
             // go on a new connection (a process that was stopped and resumed serves it again).
             connection = c = endpoints.connection(inlet);
+        } else {
+            RouteConnection preferred = endpoints.preferred(inlet.endpoint());
+            if (preferred != null && preferred != c && !preferred.broken() && !c.inFlight()) {
+                // Both processes opened a connection to each other: move to the one both use,
+                // once every frame sent on this one is stored (their order holds).
+                connection = c = preferred;
+            }
         }
         RouteConnection sentOn = c;
         long seq = c.send(inlet, op, offset, src, notifyOffset, value, endpoints.deadline());
@@ -64,6 +71,11 @@ final class Route implements DirectRoute {
                 return 0;
             }
         };
+    }
+
+    /** @return the connection this route sends on now */
+    RouteConnection connection() {
+        return connection;
     }
 
     @Override

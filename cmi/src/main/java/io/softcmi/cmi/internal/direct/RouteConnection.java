@@ -14,164 +14,224 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A context's connection to one process's {@link InletServer}, shared by the context's routes to
- * that process's inlets (docs/notifications.md, "Direct delivery"). Sends frames
- * ({@link InletFrames}) and reads the inlet's acknowledgements when a caller asks for an outcome.
- * The channel is non-blocking; a caller that must wait (a full socket, an acknowledgement not in
- * yet) first lets the context's inlet acknowledge what it served (a handler on the inlet's thread
- * must not make another process wait for it), polls for up to {@value #MAX_POLL_NANOS} ns (not
- * while this JVM's pollers back off after a preemption, {@link PollBudget#contended()}; one
- * poller per JVM), then blocks in a selector,
- * never past the context's remote timeout: then the connection fails, with every frame not yet
- * acknowledged, with TRANSIENT. One lock serialises writing and reading; while a writer waits
- * for room it reads acknowledgements too, so neither side can fill the other's buffers for good.
+ * The writing side of one connection between two processes (docs/notifications.md, "Direct
+ * delivery"; {@link InletFrames}), shared by the context's routes to the other process's inlets
+ * and by its inlet's acknowledgements to the other process. The context's {@link InletServer}
+ * thread reads the connection ({@link InletConnection}) and passes this side the other
+ * process's acknowledgements of its frames. One TCP connection carries both directions, so
+ * an answer carries the TCP acknowledgement of the message it answers, as in a raw ping-pong
+ * (two one-way connections cost 2-4 us more per round trip here, measured 2026-11-27).
+ *
+ * <p>The channel is non-blocking. A caller that must wait (a full socket, an acknowledgement not
+ * in yet) polls for up to {@value #MAX_POLL_NANOS} ns (not while this JVM's pollers back off after
+ * a preemption, {@link PollBudget#contended()}; one poller per JVM), then blocks, never past the
+ * context's remote timeout: then the connection fails, with every frame not yet acknowledged,
+ * with TRANSIENT. A caller on the inlet's own thread (a handler) keeps serving the inlet while it
+ * waits ({@link InletServer#serveWhileWaiting}). One lock serialises writing; the inlet's
+ * acknowledgements never wait for it: the holder writes them before it lets go.
  */
 final class RouteConnection {
-    /** The acknowledgement channel is read at least once per this many plus one frames sent. */
-    private static final long READ_ACKS_EVERY = 127;
-    /** Longest poll for an acknowledgement or for room before blocking. */
+    /** Longest poll for an acknowledgement before blocking. */
     static final long MAX_POLL_NANOS = 50_000;
+    /** Refusals queued for writing beyond which the inlet stops reading the connection. */
+    static final int MAX_QUEUED_REFUSALS = 4096;
     private final SocketChannel channel;
-    private final Selector selector;
-    private final SelectionKey key;
-    private final byte[] senderAddress;
-    /**
-     * Run before the caller waits: on the context's inlet thread it serves the inlet's
-     * connections once and returns true ({@link InletServer#serveWhileWaiting}); elsewhere false.
-     */
-    private final java.util.function.BooleanSupplier beforeWait;
+    private final InletServer server;
+    /** Whether this process opened the connection (else the other one did). */
+    final boolean outgoing;
+    /** The reading side, set once before the connection is served. */
+    private InletConnection inbound;
     private final ReentrantLock lock = new ReentrantLock();
     private final ByteBuffer header = ByteBuffer.allocateDirect(InletFrames.HEADER).order(ByteOrder.LITTLE_ENDIAN);
-    private final ByteBuffer acks = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
+    /** HELLO and acknowledgement frames not yet written, in write mode (guarded by lock). */
+    private final ByteBuffer control = ByteBuffer.allocateDirect(64 * InletFrames.HEADER).order(ByteOrder.LITTLE_ENDIAN);
+    /** Refusals of the other process's frames to write, {@code {seq, status}} in order. */
+    private final ConcurrentLinkedQueue<long[]> refusalsOut = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger refusalsQueued = new AtomicInteger();
+    /** The inlet has stored frames to acknowledge and the lock was taken: its holder writes them. */
+    private volatile boolean ackWanted;
+    /** The other process's frames acknowledged so far, by an ACK or riding on a frame (guarded by lock). */
+    private volatile long inboundAcked;
+    /** For waits for room: a selector of this channel alone, opened at the first (guarded by lock). */
+    private volatile Selector roomSelector;
     /** The key of the last OPEN sent per inlet (guarded by lock): a route with another key opens it again. */
     private final Map<Integer, byte[]> opened = new java.util.HashMap<>();
+    private volatile long sent; // written under lock
+    private final AtomicLong acknowledged = new AtomicLong();
+    /** Refusals of this process's frames, by frame number, until their callers take them. */
     private final Map<Long, Integer> refusals = new ConcurrentHashMap<>();
-    private long sent; // guarded by lock
-    private final java.util.concurrent.atomic.AtomicLong acknowledged = new java.util.concurrent.atomic.AtomicLong();
-    /** This connection's random id, sent with each OPEN: acknowledgements riding on answers name it. */
-    private final long id = new java.security.SecureRandom().nextLong() | 1;
-    /** Refusal records read from the acknowledgement channel. */
+    /** Refusals read from the other process (server thread). */
     private volatile long refusalsRead;
-    /** This connection's target ({@code host:port}), for acknowledgements riding on frames to it. */
-    private final String endpoint;
-    /** This context's inlet connections by the endpoint of the process at their other end (null: none). */
-    private final java.util.function.Function<String, InletConnection> peers;
-    /** This context's own inlet endpoint ({@code ""} while it serves none), sent with each OPEN. */
-    private final java.util.function.Supplier<String> ownEndpoint;
+    /** The other process's inlet endpoint ({@code host:port}), null until its HELLO came on a connection it opened. */
+    private volatile String endpoint;
     /** Why the connection failed (a status), 0 while it has not. */
     private volatile int failed;
+    private final Object waitLock = new Object();
+    private final AtomicInteger waiters = new AtomicInteger();
 
-    private RouteConnection(SocketChannel channel, Selector selector, byte[] senderAddress, java.util.function.BooleanSupplier beforeWait,
-            String endpoint, java.util.function.Function<String, InletConnection> peers,
-            java.util.function.Supplier<String> ownEndpoint) throws IOException {
-        this.beforeWait = beforeWait;
-        this.endpoint = endpoint;
-        this.peers = peers;
-        this.ownEndpoint = ownEndpoint;
+    private RouteConnection(SocketChannel channel, InletServer server, boolean outgoing, String endpoint) {
         this.channel = channel;
-        this.selector = selector;
-        this.senderAddress = senderAddress;
-        this.key = channel.register(selector, SelectionKey.OP_READ);
+        this.server = server;
+        this.outgoing = outgoing;
+        this.endpoint = endpoint;
     }
 
     /**
-     * Connects within the deadline.
+     * Connects to another process's inlet server within the deadline, says HELLO and hands the
+     * connection to this context's server to read.
      *
      * @param address any inlet of the process
-     * @param senderAddress the sending node's address bytes (sent with each OPEN)
+     * @param server this context's inlet server
+     * @param hello this end's HELLO payload (its node address and inlet endpoint)
      * @param timeoutNanos how long connecting may take
-     * @param beforeWait run before a caller waits for the other process
-     * @param peers this context's inlet connections by the endpoint of the process at their other end
-     * @param ownEndpoint this context's own inlet endpoint, {@code ""} while it serves none
      * @throws IOException if the process cannot be reached in time
      */
-    static RouteConnection open(InletAddress address, byte[] senderAddress, long timeoutNanos, java.util.function.BooleanSupplier beforeWait,
-            java.util.function.Function<String, InletConnection> peers, java.util.function.Supplier<String> ownEndpoint)
-            throws IOException {
+    static RouteConnection connect(InletAddress address, InletServer server, ByteBuffer hello, long timeoutNanos) throws IOException {
         SocketChannel ch = SocketChannel.open();
-        Selector sel = null;
         try {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.socket().connect(new InetSocketAddress(address.host(), address.port()),
                 (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))));
             ch.configureBlocking(false);
-            sel = Selector.open();
-            return new RouteConnection(ch, sel, senderAddress, beforeWait, address.endpoint(), peers, ownEndpoint);
+            RouteConnection c = new RouteConnection(ch, server, true, address.endpoint());
+            c.inbound = new InletConnection(server, ch, c);
+            c.lock.lock();
+            try {
+                c.hello(hello);
+                c.flushControl(System.nanoTime() + timeoutNanos);
+            } finally {
+                c.lock.unlock();
+            }
+            server.adopt(c.inbound);
+            return c;
         } catch (IOException | RuntimeException e) {
             ch.close();
-            if (sel != null) {
-                sel.close();
-            }
             throw e;
         }
+    }
+
+    /**
+     * A connection another process opened to this context's server: says HELLO (written by
+     * the server as soon as the socket takes it).
+     *
+     * @return its reading side
+     */
+    static InletConnection accepted(SocketChannel ch, InletServer server, ByteBuffer hello) throws IOException {
+        ch.configureBlocking(false);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        RouteConnection c = new RouteConnection(ch, server, false, null);
+        c.inbound = new InletConnection(server, ch, c);
+        c.lock.lock();
+        try {
+            c.hello(hello);
+            c.writeControl();
+        } finally {
+            c.lock.unlock();
+        }
+        return c.inbound;
+    }
+
+    private void hello(ByteBuffer payload) {
+        ByteBuffer p = payload.duplicate();
+        header(InletFrames.HELLO, 0, 0, p.remaining(), 0, 0, 0, 0);
+        control.put(header).put(p);
+    }
+
+    /** @return the other process's inlet endpoint, or null while unknown */
+    String endpoint() {
+        return endpoint;
+    }
+
+    /** The other process's HELLO named its inlet endpoint (server thread). */
+    void endpoint(String endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    /** @return the local and the remote port of the connection: {@code {local, remote}} */
+    int[] ports() {
+        java.net.Socket so = channel.socket();
+        return new int[] {so.getLocalPort(), so.getPort()};
     }
 
     boolean broken() {
         return failed != 0;
     }
 
+    /** @return whether a frame sent is not acknowledged yet (a route may move to another connection only when none is) */
+    boolean inFlight() {
+        return acknowledged.get() < sent && failed == 0;
+    }
+
     /**
-     * Sends one PUT or PUT_NOTIFY (after the inlet's OPEN, the first time).
+     * Sends one PUT or PUT_NOTIFY (after the inlet's OPEN, the first time), carrying the
+     * acknowledgement of what the inlet stored of the other process's frames.
      *
      * @return the frame's sequence number, for {@link #await}
      * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the connection failed (now or before)
      */
     long send(InletAddress inlet, int op, long offset, MemorySegment src, long notifyOffset, long value, long deadline) {
-        lockOrAcknowledge();
+        lockOrServe();
         try {
             failIfBroken(inlet, offset);
             try {
                 if (!java.util.Arrays.equals(opened.put(inlet.inletId(), inlet.key()), inlet.key())) {
-                    byte[] own = ownEndpoint.get().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                    ByteBuffer open = ByteBuffer.allocate(InletAddress.KEY_LENGTH + 16 + senderAddress.length + own.length)
-                        .order(ByteOrder.LITTLE_ENDIAN).put(inlet.key()).putLong(id).putInt(senderAddress.length)
-                        .put(senderAddress).putInt(own.length).put(own).flip();
-                    frame(InletFrames.OPEN, inlet.inletId(), 0, open.remaining(), 0, 0);
-                    write(new ByteBuffer[] {header, open}, deadline);
+                    flushControl(deadline);
+                    header(InletFrames.OPEN, inlet.inletId(), 0, InletAddress.KEY_LENGTH, 0, 0, 0, 0);
+                    write(new ByteBuffer[] {header, ByteBuffer.wrap(inlet.key())}, deadline);
                 }
-                if ((sent & READ_ACKS_EVERY) == READ_ACKS_EVERY) {
-                    readAcks(); // acknowledgements may all ride on answers: keep the channel drained
-                }
-                frame(op, inlet.inletId(), offset, src.byteSize(), notifyOffset, value);
+                // The counts first, then the refusals they cover: every refusal counted is written before this frame.
+                long ackSeq = inbound.storedSeq();
+                long ackRefusals = inbound.refusals();
+                flushControl(deadline);
+                header(op, inlet.inletId(), offset, src.byteSize(), notifyOffset, value, ackSeq, ackRefusals);
                 write(src.byteSize() == 0 ? new ByteBuffer[] {header} : new ByteBuffer[] {header, payload(src)}, deadline);
+                inboundAcked = Math.max(inboundAcked, ackSeq);
             } catch (IOException e) {
                 fail(CmiAccessError.TRANSIENT);
                 failIfBroken(inlet, offset);
             }
-            return ++sent;
+            sent = sent + 1;
+            return sent;
         } finally {
+            if (failed != 0) {
+                closeRoomSelector();
+            }
             lock.unlock();
+            writeAcknowledgements();
         }
     }
 
     /**
-     * Takes the lock; if another thread holds it (it may wait for the other process), first lets
-     * the context's inlet acknowledge what it served, since this thread may be the inlet's, in a
-     * handler, and the holder may wait for the other process, whose handler may wait for this
-     * one's acknowledgements (found by DirectDeliveryTest: two handlers that answer each other).
+     * Takes the lock; if another thread holds it (it may wait for the other process), and this
+     * is the inlet's thread, in a handler, serves the inlet meanwhile: the holder may wait for the
+     * other process, whose handler may wait for this one's acknowledgements (found by
+     * DirectDeliveryTest: two handlers that answer each other).
      */
-    private void lockOrAcknowledge() {
-        if (!lock.tryLock()) {
-            if (!beforeWait.getAsBoolean()) {
-                lock.lock();
-                return;
-            }
-            // The inlet's thread: serve the inlet while the holder may be waiting for its peer.
-            while (!lock.tryLock()) {
-                try {
-                    if (lock.tryLock(1, TimeUnit.MILLISECONDS)) {
-                        return;
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    lock.lock();
+    private void lockOrServe() {
+        if (lock.tryLock()) {
+            return;
+        }
+        if (!server.onServerThread()) {
+            lock.lock();
+            return;
+        }
+        while (true) {
+            server.serveWhileWaiting();
+            try {
+                if (lock.tryLock(1, TimeUnit.MILLISECONDS)) {
                     return;
                 }
-                beforeWait.getAsBoolean();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                lock.lock();
+                return;
             }
         }
     }
@@ -185,58 +245,139 @@ final class RouteConnection {
         }
     }
 
-    private void frame(int op, int inlet, long offset, long length, long notifyOffset, long value) {
-        // What this context's inlet stored of the target process's frames rides along (InletFrames).
-        InletConnection back = peers.apply(endpoint);
-        long ackConnection = 0;
-        long ackSeq = 0;
-        long ackRefusals = 0;
-        if (back != null) {
-            ackConnection = back.peerConnection();
-            ackSeq = back.storedSeq(); // first: the count read next then covers every refusal up to it
-            ackRefusals = back.refusals();
-        }
+    private void header(int op, int inlet, long offset, long length, long notifyOffset, long value, long ackSeq, long ackRefusals) {
         header.clear();
         header.putInt(op).putInt(inlet).putLong(offset).putLong(length).putLong(notifyOffset).putLong(value)
-            .putLong(ackConnection).putLong(ackSeq).putLong(ackRefusals).flip();
+            .putLong(ackSeq).putLong(ackRefusals).putLong(0).flip();
+    }
+
+    // ---- The inlet's acknowledgements of the other process's frames.
+
+    /** Frame {@code seq} of the other process was refused with {@code status} (server thread; before it counts it). */
+    void refuse(long seq, int status) {
+        refusalsOut.add(new long[] {seq, status});
+        refusalsQueued.incrementAndGet();
+    }
+
+    /** @return whether so many refusals wait to be written that the inlet should stop reading */
+    boolean backlogged() {
+        return refusalsQueued.get() >= MAX_QUEUED_REFUSALS;
     }
 
     /**
-     * Frames up to {@code seq} of connection {@code connection} (this one, or an earlier one to
-     * the same process: then nothing) are stored at the target, with {@code refusals} refusal records
-     * written for them ({@link InletFrames}): counts them acknowledged if every one of those
-     * refusals has been read here (else the channel must be read first).
+     * The inlet served what it read (server thread, after the handlers): unless a frame of this
+     * process already carried it, acknowledges what it stored, now if the lock is free, else by
+     * the holder before it lets go. Never waits.
      */
-    void acknowledgedByPeer(long connection, long seq, long refusals) {
-        if (connection == id && refusals == refusalsRead) {
-            acknowledged.accumulateAndGet(seq, Math::max);
+    void acknowledgeInbound() {
+        if (inbound.storedSeq() > inboundAcked || refusalsQueued.get() > 0 || controlPending) {
+            ackWanted = true;
+            writeAcknowledgements();
         }
     }
 
-    private void write(ByteBuffer[] buffers, long deadline) throws IOException {
-        ByteBuffer last = buffers[buffers.length - 1];
-        while (last.hasRemaining()) {
-            if (channel.write(buffers) == 0) {
-                readAcks(); // the inlet may wait for room for its acknowledgements
-                waitFor(SelectionKey.OP_WRITE | SelectionKey.OP_READ, deadline);
-            }
-        }
+    /** Whether control bytes wait for room in the socket (read without the lock by the server thread). */
+    private volatile boolean controlPending;
+
+    /** @return whether acknowledgements or a HELLO wait for room in the socket */
+    boolean controlPending() {
+        return controlPending;
     }
 
-    /** @return whether frame {@code seq} is acknowledged (or the connection failed); reads what has come, without waiting */
-    boolean done(long seq) {
-        if (acknowledged.get() >= seq || failed != 0) {
-            return true;
+    /** Writes the acknowledgements the inlet wants, while nobody else holds the lock (any thread; never waits). */
+    private void writeAcknowledgements() {
+        if (lock.isHeldByCurrentThread()) {
+            return; // a handler serving its inlet in the middle of this connection's write: done after it
         }
-        if (lock.tryLock()) {
+        while (ackWanted && failed == 0 && lock.tryLock()) {
             try {
-                readAcks();
+                ackWanted = false;
+                long stored = inbound.storedSeq(); // first: the refusals drained next cover it
+                drainRefusals();
+                if (stored > inboundAcked && refusalsOut.isEmpty() && control.remaining() >= InletFrames.HEADER) {
+                    header(InletFrames.ACK, 0, stored, 0, 0, 0, 0, 0);
+                    control.put(header);
+                    inboundAcked = stored;
+                }
+                writeControl();
             } catch (IOException e) {
                 fail(CmiAccessError.TRANSIENT);
             } finally {
                 lock.unlock();
             }
         }
+    }
+
+    /** Moves queued refusals into the control buffer while it has room (lock held). */
+    private void drainRefusals() {
+        long[] r;
+        while (control.remaining() >= InletFrames.HEADER && (r = refusalsOut.poll()) != null) {
+            refusalsQueued.decrementAndGet();
+            header(InletFrames.ACK, 0, r[0], 0, 0, r[1], 0, 0);
+            control.put(header);
+        }
+    }
+
+    /** Writes what the socket takes of the control buffer now (lock held); asks the server to finish it when there is room. */
+    private void writeControl() throws IOException {
+        if (control.position() > 0) {
+            control.flip();
+            try {
+                channel.write(control);
+            } finally {
+                control.compact();
+            }
+        }
+        boolean pending = control.position() > 0 || refusalsQueued.get() > 0;
+        if (pending != controlPending) {
+            controlPending = pending;
+            server.wantWrite(inbound, pending);
+        }
+    }
+
+    /** Writes the control buffer and every queued refusal, waiting for room (lock held). */
+    private void flushControl(long deadline) throws IOException {
+        while (true) {
+            drainRefusals();
+            writeControl();
+            if (control.position() == 0 && refusalsOut.isEmpty()) {
+                return;
+            }
+            waitForRoom(deadline);
+        }
+    }
+
+    // ---- The other process's acknowledgements of this process's frames (server thread).
+
+    /** An ACK frame: every frame up to {@code seq} stored (status 0), or frame {@code seq} refused. */
+    void acknowledged(long seq, int status) {
+        if (status != 0) {
+            refusals.put(seq, status);
+            refusalsRead = refusalsRead + 1;
+        } else {
+            acknowledged.accumulateAndGet(seq, Math::max);
+        }
+        wakeWaiters();
+    }
+
+    /** A frame carried the acknowledgement of every frame up to {@code seq}, with {@code count} refusals among all so far. */
+    void acknowledgedByRide(long seq, long count) {
+        if (refusalsRead >= count && acknowledged.get() < seq) {
+            acknowledged.accumulateAndGet(seq, Math::max);
+            wakeWaiters();
+        }
+    }
+
+    private void wakeWaiters() {
+        if (waiters.get() > 0) {
+            synchronized (waitLock) {
+                waitLock.notifyAll();
+            }
+        }
+    }
+
+    /** @return whether frame {@code seq} is acknowledged (or the connection failed); never waits */
+    boolean done(long seq) {
         return acknowledged.get() >= seq || failed != 0;
     }
 
@@ -247,19 +388,11 @@ final class RouteConnection {
      *     if the connection failed or the deadline passed first
      */
     void await(long seq, long segmentId, long offset, long deadline) {
-        if (acknowledged.get() < seq) {
-            lockOrAcknowledge();
-            try {
-                while (acknowledged.get() < seq && failed == 0) {
-                    readAcks();
-                    if (acknowledged.get() < seq) {
-                        waitFor(SelectionKey.OP_READ, deadline);
-                    }
-                }
-            } catch (IOException e) {
-                fail(CmiAccessError.TRANSIENT);
-            } finally {
-                lock.unlock();
+        if (!done(seq)) {
+            if (server.onServerThread()) {
+                awaitServing(seq, deadline);
+            } else {
+                awaitBlocking(seq, deadline);
             }
         }
         Integer refused = refusals.remove(seq);
@@ -271,46 +404,35 @@ final class RouteConnection {
         }
     }
 
-    private void readAcks() throws IOException {
-        int n;
-        while ((n = channel.read(acks)) > 0 || acks.position() >= InletFrames.ACK) {
-            acks.flip();
-            while (acks.remaining() >= InletFrames.ACK) {
-                long seq = acks.getLong();
-                int status = acks.getInt();
-                acks.getInt();
-                if (status != 0) {
-                    refusals.put(seq, status);
-                    refusalsRead++;
-                } else {
-                    acknowledged.accumulateAndGet(seq, Math::max);
-                }
+    /** A handler on the inlet's thread waits: it reads for itself, serving the inlet. */
+    private void awaitServing(long seq, long deadline) {
+        long pollUntil = System.nanoTime() + MAX_POLL_NANOS;
+        while (!done(seq)) {
+            server.serveWhileWaiting();
+            if (done(seq)) {
+                return;
             }
-            acks.compact();
-            if (n <= 0) {
-                break;
+            long now = System.nanoTime();
+            if (now - deadline >= 0) {
+                fail(CmiAccessError.TRANSIENT);
+                return;
             }
-        }
-        if (n < 0) {
-            throw new IOException("the inlet's process closed the connection");
+            if (now - pollUntil < 0) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
         }
     }
 
-    /** Polls briefly, then blocks in the selector for {@code ops}, at most until {@code deadline}. */
-    private void waitFor(int ops, long deadline) throws IOException {
-        boolean inletThread = beforeWait.getAsBoolean();
+    /** Another thread waits: polls briefly while the inlet thread reads, then blocks until it passes the acknowledgement on. */
+    private void awaitBlocking(long seq, long deadline) {
         long now = System.nanoTime();
-        // The other process is answering this connection's traffic right now: poll unless this
-        // JVM's pollers back off after a preemption (no hit-rate or runnable-count rule here).
-        long limit = PollBudget.enabled() && !PollBudget.contended() ? MAX_POLL_NANOS : 0;
-        if (limit > 0 && PollBudget.startPolling()) {
+        if (PollBudget.enabled() && !PollBudget.contended() && PollBudget.startPolling()) {
             try {
-                long end = now + limit;
+                long end = now + MAX_POLL_NANOS;
                 long previous = now;
-                while (true) {
-                    if ((ops & SelectionKey.OP_READ) != 0 && peekReadable()) {
-                        return;
-                    }
+                while (!done(seq)) {
                     long t = System.nanoTime();
                     if (t - end >= 0 || !PollBudget.stillScheduled(previous, t)) {
                         break;
@@ -322,25 +444,54 @@ final class RouteConnection {
                 PollBudget.endPolling();
             }
         }
+        waiters.incrementAndGet();
+        try {
+            synchronized (waitLock) {
+                while (!done(seq)) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    waitLock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            waiters.decrementAndGet();
+        }
+        if (!done(seq)) {
+            fail(CmiAccessError.TRANSIENT); // no acknowledgement within the remote timeout
+        }
+    }
+
+    private void write(ByteBuffer[] buffers, long deadline) throws IOException {
+        ByteBuffer last = buffers[buffers.length - 1];
+        while (last.hasRemaining()) {
+            if (channel.write(buffers) == 0) {
+                waitForRoom(deadline);
+            }
+        }
+    }
+
+    /** Waits until the socket takes more, at most until {@code deadline} (lock held); the inlet's thread serves its inlet meanwhile. */
+    private void waitForRoom(long deadline) throws IOException {
+        boolean inletThread = server.onServerThread();
+        if (inletThread) {
+            server.serveWhileWaiting();
+        }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
             fail(CmiAccessError.TRANSIENT);
-            throw new IOException("no acknowledgement from the inlet's process within the remote timeout");
+            throw new IOException("no room in the connection to the other process within the remote timeout");
         }
-        key.interestOps(ops);
+        if (roomSelector == null) {
+            roomSelector = Selector.open();
+            channel.register(roomSelector, SelectionKey.OP_WRITE);
+        }
         // The inlet's own thread (a handler) serves its inlet every millisecond while it waits.
-        selector.select(inletThread ? 1 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-        selector.selectedKeys().clear();
-    }
-
-    /** One non-blocking read into the acknowledgement buffer: whether anything came. */
-    private boolean peekReadable() throws IOException {
-        int before = acks.position();
-        int n = channel.read(acks);
-        if (n < 0) {
-            throw new IOException("the inlet's process closed the connection");
-        }
-        return acks.position() > before;
+        roomSelector.select(inletThread ? 1 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        roomSelector.selectedKeys().clear();
     }
 
     private void failIfBroken(InletAddress inlet, long offset) {
@@ -349,25 +500,42 @@ final class RouteConnection {
         }
     }
 
-    private void fail(CmiAccessError why) {
+    /** Fails the connection: every frame not yet acknowledged is TRANSIENT to its caller; the socket closes. */
+    void fail(CmiAccessError why) {
         if (failed == 0) {
             failed = InletFrames.status(why);
         }
         try {
             channel.close();
-            selector.close();
         } catch (IOException e) {
             // closing anyway
+        }
+        wakeWaiters();
+        Selector room = roomSelector;
+        if (room != null) {
+            room.wakeup(); // a holder waiting for room notices the closed channel
+        }
+        if (lock.tryLock()) { // else the holder closes it when its write fails
+            try {
+                closeRoomSelector();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void closeRoomSelector() {
+        if (roomSelector != null) {
+            try {
+                roomSelector.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
         }
     }
 
     /** Closes the connection (the context ends). */
     void close() {
-        lock.lock();
-        try {
-            fail(CmiAccessError.TRANSIENT);
-        } finally {
-            lock.unlock();
-        }
+        fail(CmiAccessError.TRANSIENT);
     }
 }

@@ -1,0 +1,195 @@
+package io.softcmi.cmi.internal.direct;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.internal.HandleCodec;
+import io.softcmi.cmi.notify.DirectInlet;
+import io.softcmi.cmi.notify.Notification;
+import io.softcmi.cmi.notify.PendingPut;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two contexts' direct delivery in one JVM: routes between two processes share one TCP connection
+ * both ways (docs/notifications.md, "Direct delivery", "One connection per pair").
+ */
+class SharedConnectionTest {
+    private final List<End> ends = new ArrayList<>();
+
+    /** One context's direct delivery over a fake host, with an inlet on 4 KiB of its own memory. */
+    private final class End implements InletHost {
+        final BlockingQueue<Notification> got = new LinkedBlockingQueue<>();
+        final Arena arena = Arena.ofShared();
+        final MemorySegment data = arena.allocate(4096, 8);
+        final DirectEndpoints endpoints = new DirectEndpoints(this);
+        final DirectInlet inlet;
+        final String name;
+
+        End(String name) {
+            this.name = name;
+            CmiSegment segment = new CmiSegment() {
+                @Override
+                public long id() {
+                    return 1;
+                }
+
+                @Override
+                public long size() {
+                    return 4096;
+                }
+
+                @Override
+                public boolean imported() {
+                    return false;
+                }
+
+                @Override
+                public NodeAddress home() {
+                    return HandleCodec.ANY_NODE;
+                }
+            };
+            inlet = endpoints.openInlet(data, segment, () -> true);
+            ends.add(this);
+        }
+
+        String endpoint() {
+            return InletAddress.fromBytes(inlet.address()).endpoint();
+        }
+
+        Route routeTo(End other) {
+            return (Route) endpoints.routeTo(other.inlet.address());
+        }
+
+        Notification next() throws InterruptedException {
+            Notification n = got.poll(10, TimeUnit.SECONDS);
+            assertNotNull(n, name + " got no notification in 10 s");
+            return n;
+        }
+
+        @Override
+        public void deliver(Notification n) {
+            got.add(n);
+        }
+
+        @Override
+        public void bindHandlerThread() {
+        }
+
+        @Override
+        public String listenHost() {
+            return "127.0.0.1";
+        }
+
+        @Override
+        public byte[] nodeAddress() {
+            return HandleCodec.ANY_NODE.toBytes();
+        }
+
+        @Override
+        public long remoteTimeoutNanos() {
+            return TimeUnit.SECONDS.toNanos(10);
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean plainTcp() {
+            return true;
+        }
+
+        @Override
+        public void warn(String message) {
+        }
+    }
+
+    @AfterEach
+    void close() {
+        for (End e : ends) {
+            e.endpoints.close();
+            e.arena.close();
+        }
+    }
+
+    private static MemorySegment word(long v) {
+        return MemorySegment.ofArray(new long[] {v});
+    }
+
+    /** Whether two routes of two ends send on the two ends of one TCP connection. */
+    private static boolean sameConnection(Route a, Route b) {
+        int[] pa = a.connection().ports();
+        int[] pb = b.connection().ports();
+        return pa[0] == pb[1] && pa[1] == pb[0];
+    }
+
+    @Test
+    void answersGoBackOnTheConnectionTheSenderOpened() throws Exception {
+        End a = new End("a");
+        End b = new End("b");
+        Route ab = a.routeTo(b);
+        ab.putAndNotify(0, word(1), 0, 1).await();
+        assertEquals(1, b.next().value());
+        Route ba = b.routeTo(a);
+        assertFalse(ba.connection().outgoing, "b answers on the connection a opened");
+        assertTrue(ab.connection().outgoing);
+        assertTrue(sameConnection(ab, ba), "one TCP connection both ways");
+        for (int i = 0; i < 1000; i++) { // a ping-pong: each answer acknowledges the message it answers
+            ab.putAndNotify(8, word(i), 8, i).await();
+            assertEquals(i, b.next().value());
+            ba.putAndNotify(16, word(-i), 16, -i).await();
+            assertEquals(-i, a.next().value());
+            assertEquals(i, b.data.get(ValueLayout.JAVA_LONG, 8));
+            assertEquals(-i, a.data.get(ValueLayout.JAVA_LONG, 16));
+        }
+        assertTrue(sameConnection(ab, ba));
+    }
+
+    @Test
+    void connectionsOpenedByBothAtOnceConvergeOnOneAndKeepTheOrderOfEachSender() throws Exception {
+        End a = new End("a");
+        End b = new End("b");
+        Route ab = a.routeTo(b);
+        Route ba = b.routeTo(a); // before any frame: each end opened its own
+        assertTrue(ab.connection().outgoing && ba.connection().outgoing);
+        assertFalse(sameConnection(ab, ba), "two connections to begin with");
+        int n = 400;
+        for (int batch = 0; batch < n / 20; batch++) {
+            PendingPut lastA = null;
+            PendingPut lastB = null;
+            for (int i = batch * 20; i < batch * 20 + 20; i++) { // pipelined: a route moves only once all are acknowledged
+                lastA = ab.putAndNotify(8L * (i % 100), word(i), 8L * (i % 100), i);
+                lastB = ba.putAndNotify(8L * (i % 100), word(i), 8L * (i % 100), i);
+            }
+            lastA.await();
+            lastB.await();
+        }
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, b.next().value(), "b's notifications in the order a sent them");
+            assertEquals(i, a.next().value(), "a's notifications in the order b sent them");
+        }
+        for (int i = 0; i < 100; i++) {
+            assertEquals(300 + i, a.data.get(ValueLayout.JAVA_LONG, 8L * i));
+            assertEquals(300 + i, b.data.get(ValueLayout.JAVA_LONG, 8L * i));
+        }
+        assertTrue(sameConnection(ab, ba), "both moved to one connection");
+        boolean aFirst = a.endpoint().compareTo(b.endpoint()) < 0;
+        assertSame(aFirst ? ab.connection() : ba.connection(), aFirst ? a.endpoints.preferred(b.endpoint()) : b.endpoints.preferred(a.endpoint()));
+        assertTrue((aFirst ? ab : ba).connection().outgoing, "the one opened by the end whose endpoint sorts first");
+    }
+}
