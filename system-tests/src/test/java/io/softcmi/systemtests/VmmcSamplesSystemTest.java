@@ -102,6 +102,11 @@ class VmmcSamplesSystemTest {
     void latencyPingPongsBetweenTwoNodes() throws Exception {
         String out = run(Latency.class, "1", "2000");
         assertTrue(out.matches("(?s).*latency: 1 words, 2000 iterations: round trip mean [0-9.]+ us.*"), out);
+        assertTrue(out.contains("warm-up: " + Latency.MIN_WARM_UP + " untimed round trips first"), out);
+        // A count set on the master reaches the peer it spawns: else one side would wait for messages never sent.
+        String short_ = runWith(List.of("-D" + Latency.WARM_UP_PROPERTY + "=50"), Latency.class, "1", "300");
+        assertTrue(short_.contains("warm-up: 50 untimed round trips first"), short_);
+        assertTrue(short_.contains("latency: 1 words, 300 iterations"), short_);
         // The delivery time is part of a round trip: positive and at most its 99th percentile.
         java.util.regex.Matcher rtt = java.util.regex.Pattern.compile("p99 ([0-9.]+) us").matcher(out);
         java.util.regex.Matcher delivery = java.util.regex.Pattern.compile(

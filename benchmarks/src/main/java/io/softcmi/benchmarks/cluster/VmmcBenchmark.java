@@ -38,9 +38,12 @@ import java.util.concurrent.TimeUnit;
  * {@code -Dbench.rounds} rounds (default 5; 0 skips them), raw and VMMC alternately in each round,
  * one-way and bidirectional, with each round's figures, the medians and the ratio of the medians.
  * With {@code -Dbench.png=FILE}, the one-way and bidirectional sweeps are also drawn, VMMC beside
- * its raw baseline, as a PNG ({@link LogLogPlot}). The {@code latency} sample runs a second time
- * with {@code -Dbench.warmLatency} round trips (default 200,000, a tenth of them untimed first; 0
- * skips it): the first run's JVMs are still compiling. {@code -Dbench.latencyJvm="OPTIONS"} adds
+ * its raw baseline, as a PNG ({@link LogLogPlot}). The {@code latency} sample times its round trips after
+ * its default warm-up (a tenth of them untimed first, at least 20,000: {@link Latency#warmUp}),
+ * and the raw ping-pong gets as many untimed round trips; it runs a second time as in fresh JVMs,
+ * with a tenth of its round trips untimed and no more ({@code -Dvmmc.latency.warmup}: the JIT is
+ * still compiling), and with {@code -Dbench.warmLatency=N} (default 0, none) a third time with N
+ * round trips. {@code -Dbench.latencyJvm="OPTIONS"} adds
  * JVM options to the latency sample's master, such as {@code -XX:AOTCache=FILE} (docs/vmmc.md,
  * "Warm-up"), which it passes on to the peer it spawns. {@code -Dbench.fromWords} and
  * {@code -Dbench.toWords} (default 1 and 262144, in 4-byte words) bound both sweeps, to profile
@@ -101,15 +104,19 @@ public final class VmmcBenchmark {
 
             StringBuilder out = new StringBuilder();
             if (ops > 0) { // 0: bandwidth only
-                long[] raw = rawPingPong(ops, children);
+                long[] raw = rawPingPong(ops, Latency.warmUp(ops), children);
                 // The floor of the mandated shape: each message through the receiver's daemon (RelayRoundTrip).
                 long[] pingBlock = RelayRoundTrip.roundTrips(ops, 4, 2, false);
                 long[] relayPoll = RelayRoundTrip.roundTrips(ops, 4, 4, true);
                 long[] relayBlock = RelayRoundTrip.roundTrips(ops, 4, 4, false);
                 String lat = runToEnd(env, Latency.class.getName(), "1", Integer.toString(ops));
+                int freshWarmUp = Math.max(1, ops / 10);
+                String fresh = runToEnd(env, "-Dvmmc.latency.warmup=" + freshWarmUp, Latency.class.getName(), "1",
+                    Integer.toString(ops));
                 double vmmcP50 = Double.parseDouble(lat.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1"));
                 double vmmcP99 = Double.parseDouble(lat.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"));
-                out.append(String.format(Locale.ROOT, "%nlatency, %d round trips (after warm-up), two daemons on loopback%n", ops));
+                out.append(String.format(Locale.ROOT, "%nlatency, %d round trips after %d untimed, two daemons on loopback%n", ops,
+                    Latency.warmUp(ops)));
                 out.append(String.format(Locale.ROOT, "%-58s %10s %10s %12s%n", "", "p50 us", "p99 us", "VMMC / this"));
                 rawRow(out, "raw TCP ping-pong, 4 B, polling (2 hops)", raw, vmmcP50);
                 rawRow(out, "raw TCP ping-pong A>B>A, 4 B, blocking (2 hops)", pingBlock, vmmcP50);
@@ -118,11 +125,16 @@ public final class VmmcBenchmark {
                 out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", "VMMC latency 1 word (SendDataNotify both ways)",
                     vmmcP50, vmmcP99));
                 deliveryRow(out, "  delivery: SendDataNotify returned > peer's handler", lat);
+                // The same in fresh JVMs: the JIT compiles the path during the first 10,000-15,000 round trips.
+                out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", String.format(Locale.ROOT,
+                    "the same in fresh JVMs, after %d untimed", freshWarmUp),
+                    Double.parseDouble(fresh.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1")),
+                    Double.parseDouble(fresh.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"))));
+                deliveryRow(out, "  delivery, the same fresh run", fresh);
                 if (WARM_LATENCY_ROUND_TRIPS > 0) {
-                    // The same sample warmed up: fresh JVMs spend their first seconds compiling.
                     String warm = runToEnd(env, Latency.class.getName(), "1", Integer.toString(WARM_LATENCY_ROUND_TRIPS));
                     out.append(String.format(Locale.ROOT, "%-58s %10.1f %10.1f%n", String.format(Locale.ROOT,
-                        "the same, %d round trips after %d untimed", WARM_LATENCY_ROUND_TRIPS, WARM_LATENCY_ROUND_TRIPS / 10),
+                        "the same, %d round trips after %d untimed", WARM_LATENCY_ROUND_TRIPS, Latency.warmUp(WARM_LATENCY_ROUND_TRIPS)),
                         Double.parseDouble(warm.replaceAll("(?s).*p50 ([0-9.]+) us.*", "$1")),
                         Double.parseDouble(warm.replaceAll("(?s).*p99 ([0-9.]+) us.*", "$1"))));
                     deliveryRow(out, "  delivery, the same warmed-up run", warm);
@@ -194,10 +206,10 @@ public final class VmmcBenchmark {
     }
 
     /**
-     * Round trips of a second, warmed-up run of the {@code latency} sample (it times after a tenth
-     * of them untimed): {@code -Dbench.warmLatency}, default 200,000 (about 3 s: a 40,000 run was still compiling, 2026-11-27); 0 skips it.
+     * Round trips of a third, longer run of the {@code latency} sample (after its default warm-up):
+     * {@code -Dbench.warmLatency}, default 0 (none).
      */
-    private static final int WARM_LATENCY_ROUND_TRIPS = Integer.getInteger("bench.warmLatency", 200_000);
+    private static final int WARM_LATENCY_ROUND_TRIPS = Integer.getInteger("bench.warmLatency", 0);
 
     /** The large sizes measured in rounds, in 4-byte words: 1, 2 and 4 MiB. */
     private static final long[] ROUND_WORDS = {1 << 18, 1 << 19, 1 << 20};
@@ -254,7 +266,8 @@ public final class VmmcBenchmark {
         return sorted[Math.min(sorted.length - 1, sorted.length * p / 100)];
     }
 
-    private static long[] rawPingPong(int ops, List<Process> children) throws Exception {
+    /** The polling raw ping-pong: {@code warm} untimed round trips, then {@code ops} timed ones. */
+    private static long[] rawPingPong(int ops, int warm, List<Process> children) throws Exception {
         int port = port(children, "echo", "4", "4");
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -262,7 +275,6 @@ public final class VmmcBenchmark {
             ByteBuffer req = ByteBuffer.allocateDirect(4);
             ByteBuffer rep = ByteBuffer.allocateDirect(4);
             long[] t = new long[ops];
-            int warm = Math.max(1, ops / 10);
             for (int i = -warm; i < ops; i++) {
                 long s = System.nanoTime();
                 req.clear();
@@ -371,7 +383,7 @@ public final class VmmcBenchmark {
         // -Dbench.latencyJvm="OPTIONS": JVM options of the latency sample's master (an AOT cache,
         // which RunControl passes on to the peer it spawns; a profiler).
         String latencyJvm = System.getProperty("bench.latencyJvm", "").trim();
-        if (!latencyJvm.isEmpty() && mainAndArgs[0].equals(Latency.class.getName())) {
+        if (!latencyJvm.isEmpty() && List.of(mainAndArgs).contains(Latency.class.getName())) {
             cmd.addAll(1, List.of(latencyJvm.split("\\s+")));
         }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -16,10 +16,20 @@ import java.util.Arrays;
  * prints the notification delivery time: from the master's {@code SendDataNotify} returning to
  * the peer's handler starting (the peer stamps its answer's first word; both processes must be
  * on one machine, whose {@code System.nanoTime} clock they share).
+ *
+ * <p>The timed round trips come after untimed ones, as a JVM benchmark warms up: by default a
+ * tenth of the iterations and at least {@value #MIN_WARM_UP} (docs/vmmc.md, "Warm-up": a fresh
+ * JVM's first 10,000-15,000 round trips run while the JIT compiles the path, at 1.5-4x the
+ * steady time). {@code -Dvmmc.latency.warmup=N} sets the count (both sides read it; the peer
+ * gets it from its spawn), for example a tenth of the iterations alone to time a fresh JVM.
  */
 public final class Latency {
     /** Messages per wait of a main thread for its handler (bounds one wait in time). */
     private static final int CHUNK = 1000;
+    /** The fewest untimed round trips by default: measured, a fresh JVM is steady after 10,000-15,000 (2026-11-27). */
+    public static final int MIN_WARM_UP = 20_000;
+    /** System property {@value}: the untimed round trips before the timed ones. */
+    public static final String WARM_UP_PROPERTY = "vmmc.latency.warmup";
 
     private Latency() {
     }
@@ -84,7 +94,7 @@ public final class Latency {
     public static void main(String[] args) {
         long nwords = Long.parseLong(args[0]);
         int iters = Integer.parseInt(args[1]);
-        int warm = Math.max(1, iters / 10);
+        int warm = warmUp(iters);
         int peer = Peers.peerIndex(args);
         try (Vmmc v = Vmmc.init()) {
             Peers p = peer < 0 ? Peers.master(v, 2, Latency.class, Arrays.copyOf(args, 2), nwords)
@@ -93,8 +103,11 @@ public final class Latency {
             if (p.rank == 0) {
                 Master m = new Master(v, p, src, nwords, iters, warm);
                 p.onArrival = m;
+                long start = System.nanoTime();
                 m.send();
                 awaitAll(p, m.messages());
+                System.out.printf("warm-up: %d untimed round trips first (%s=N sets the count); the whole exchange took %.2f s%n",
+                    warm, WARM_UP_PROPERTY, (System.nanoTime() - start) / 1e9);
                 long[] rtt = m.rtt;
                 Arrays.sort(rtt);
                 long[] delivery = m.delivery;
@@ -116,6 +129,30 @@ public final class Latency {
                 awaitAll(p, warm + iters - 1);
             }
         }
+    }
+
+    /**
+     * The untimed round trips of a run (the benchmark gives its raw baseline as many).
+     *
+     * @param iters the timed round trips
+     * @return the untimed round trips before them: {@value #WARM_UP_PROPERTY} if set, else a tenth of
+     *     {@code iters} and at least {@value #MIN_WARM_UP}
+     * @throws IllegalArgumentException if the property is not a whole number of at least 1
+     */
+    public static int warmUp(int iters) {
+        String set = System.getProperty(WARM_UP_PROPERTY);
+        if (set == null) {
+            return Math.max(MIN_WARM_UP, iters / 10);
+        }
+        try {
+            int n = Integer.parseInt(set.trim());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(WARM_UP_PROPERTY + " must be a whole number of at least 1, not '" + set + "'");
     }
 
     /** Waits for {@code n} arrivals, at most {@value #CHUNK} per wait. */
