@@ -273,7 +273,7 @@ final class InletServer implements Runnable {
                 long previous = now;
                 SelectionKey last = lastKey;
                 InletConnection c = last != null && last.isValid() && last.attachment() instanceof InletConnection x ? x : null;
-                for (int i = 0; !closed; i++) {
+                for (int i = 0; !closed && adopted.isEmpty(); i++) {
                     if (c != null && (i & 7) != 7 && (read = pollOne(last, c)) != 0) {
                         polled = last;
                         budget.polled(true);
@@ -302,6 +302,9 @@ final class InletServer implements Runnable {
         if (polled != null) {
             serveOne(polled, read);
             return 0;
+        }
+        if (!adopted.isEmpty() || closed) {
+            return 0; // a selectNow above may have taken the wakeup of adopt or close: no blocking now
         }
         int ready = selector.select(1_000);
         if (ready > 0) {

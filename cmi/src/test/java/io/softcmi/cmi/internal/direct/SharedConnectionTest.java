@@ -38,9 +38,15 @@ class SharedConnectionTest {
         final DirectEndpoints endpoints = new DirectEndpoints(this);
         final DirectInlet inlet;
         final String name;
+        final long timeoutNanos;
 
         End(String name) {
+            this(name, TimeUnit.SECONDS.toNanos(10));
+        }
+
+        End(String name, long timeoutNanos) {
             this.name = name;
+            this.timeoutNanos = timeoutNanos;
             CmiSegment segment = new CmiSegment() {
                 @Override
                 public long id() {
@@ -101,7 +107,7 @@ class SharedConnectionTest {
 
         @Override
         public long remoteTimeoutNanos() {
-            return TimeUnit.SECONDS.toNanos(10);
+            return timeoutNanos;
         }
 
         @Override
@@ -158,6 +164,19 @@ class SharedConnectionTest {
             assertEquals(-i, a.data.get(ValueLayout.JAVA_LONG, 16));
         }
         assertTrue(sameConnection(ab, ba));
+    }
+
+    @Test
+    void aNewRoutesFirstStoreIsAcknowledgedWithinTheRemoteTimeout() throws Exception {
+        // The sender's own server reads the acknowledgement on the connection its route just
+        // opened; a wakeup for that connection taken by a selectNow once left the server blocked
+        // for a whole second, past this timeout (a CI run of DirectDeliveryTest, 2026-11-27).
+        End creator = new End("creator");
+        for (int i = 0; i < 40; i++) {
+            End sender = new End("sender" + i, TimeUnit.MILLISECONDS.toNanos(500));
+            sender.routeTo(creator).put(8L * i, word(i)).await();
+            assertEquals(i, creator.data.get(ValueLayout.JAVA_LONG, 8L * i));
+        }
     }
 
     @Test
