@@ -136,6 +136,7 @@ final class InletServer implements Runnable {
         if (Thread.currentThread() != thread) {
             return false;
         }
+        registerAdopted(); // a handler's new route waits for an acknowledgement on its own connection
         for (SelectionKey k : selector.keys()) {
             if (k.isValid() && k.attachment() instanceof InletConnection c) {
                 try {

@@ -33,6 +33,8 @@ class SharedConnectionTest {
     /** One context's direct delivery over a fake host, with an inlet on 4 KiB of its own memory. */
     private final class End implements InletHost {
         final BlockingQueue<Notification> got = new LinkedBlockingQueue<>();
+        /** Runs on the inlet thread for each notification before it is queued (a handler). */
+        volatile java.util.function.Consumer<Notification> handler = n -> { };
         final Arena arena = Arena.ofShared();
         final MemorySegment data = arena.allocate(4096, 8);
         final DirectEndpoints endpoints = new DirectEndpoints(this);
@@ -88,6 +90,7 @@ class SharedConnectionTest {
 
         @Override
         public void deliver(Notification n) {
+            handler.accept(n);
             got.add(n);
         }
 
@@ -177,6 +180,28 @@ class SharedConnectionTest {
             sender.routeTo(creator).put(8L * i, word(i)).await();
             assertEquals(i, creator.data.get(ValueLayout.JAVA_LONG, 8L * i));
         }
+    }
+
+    @Test
+    void aHandlerOnTheInletThreadMayOpenARouteAndAwaitItsFirstStore() throws Exception {
+        End a = new End("a", TimeUnit.SECONDS.toNanos(2));
+        End b = new End("b");
+        End c = new End("c");
+        java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        a.handler = n -> { // on a's inlet thread, which must read the new connection's acknowledgement itself
+            try {
+                a.routeTo(c).put(0, word(42)).await();
+                outcome.complete(null);
+            } catch (RuntimeException e) {
+                outcome.complete(e);
+            }
+        };
+        b.routeTo(a).putAndNotify(0, word(1), 0, 1).await();
+        Throwable failed = outcome.get(10, TimeUnit.SECONDS);
+        if (failed != null) {
+            throw new AssertionError("the handler's store failed", failed);
+        }
+        assertEquals(42, c.data.get(ValueLayout.JAVA_LONG, 0));
     }
 
     @Test
