@@ -273,7 +273,7 @@ final class InletServer implements Runnable {
                 long end = now + limit;
                 long previous = now;
                 SelectionKey last = lastKey;
-                InletConnection c = last != null && last.isValid() && last.attachment() instanceof InletConnection x ? x : null;
+                InletConnection c = last != null && last.isValid() && last.attachment() instanceof InletConnection x && !x.route.backlogged() ? x : null;
                 for (int i = 0; !closed && adopted.isEmpty(); i++) {
                     if (c != null && (i & 7) != 7 && (read = pollOne(last, c)) != 0) {
                         polled = last;

@@ -40,30 +40,38 @@ final class Route implements DirectRoute {
         if (closed) {
             throw new IllegalStateException("route to " + inlet.endpoint() + " is closed");
         }
-        RouteConnection c = connection;
-        if (c.broken()) {
-            // Frames of the failed connection were reported TRANSIENT to their callers; later ones
-            // go on a new connection (a process that was stopped and resumed serves it again).
-            connection = c = endpoints.connection(inlet);
-        } else {
-            RouteConnection preferred = endpoints.preferred(inlet.endpoint());
-            if (preferred != null && preferred != c && !preferred.broken() && !c.inFlight()) {
-                // Both processes opened a connection to each other: move to the one both use,
-                // once every frame sent on this one is stored (their order holds).
-                connection = c = preferred;
+        RouteConnection c;
+        long seq;
+        do {
+            c = connection;
+            if (c.movedTo() != null) {
+                connection = c = c.movedTo();
             }
-        }
+            if (c.broken()) {
+                // Frames of the failed connection were reported TRANSIENT to their callers; later ones
+                // go on a new connection (a process that was stopped and resumed serves it again).
+                connection = c = endpoints.connection(inlet);
+            } else {
+                RouteConnection preferred = endpoints.preferred(inlet.endpoint());
+                if (preferred != null && preferred != c && !preferred.broken() && c.moveTo(preferred)) {
+                    // Both processes opened a connection to each other: move to the one both use,
+                    // once every frame sent on this one is stored (their order holds).
+                    connection = c = preferred;
+                }
+            }
+            seq = c.send(inlet, op, offset, src, notifyOffset, value, endpoints.deadline());
+        } while (seq == 0); // retired meanwhile by another route's move: send on the next one
         RouteConnection sentOn = c;
-        long seq = c.send(inlet, op, offset, src, notifyOffset, value, endpoints.deadline());
+        long sentSeq = seq;
         return new PendingPut() {
             @Override
             public boolean done() {
-                return sentOn.done(seq);
+                return sentOn.done(sentSeq);
             }
 
             @Override
             public void await() {
-                sentOn.await(seq, inlet.inletId(), offset, endpoints.deadline());
+                sentOn.await(sentSeq, inlet.inletId(), offset, endpoints.deadline());
             }
 
             @Override

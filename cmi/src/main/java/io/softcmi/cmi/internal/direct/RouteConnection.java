@@ -64,6 +64,8 @@ final class RouteConnection {
     /** The key of the last OPEN sent per inlet (guarded by lock): a route with another key opens it again. */
     private final Map<Integer, byte[]> opened = new java.util.HashMap<>();
     private volatile long sent; // written under lock
+    /** The connection this one was retired for ({@link #moveTo}), written under lock. */
+    private volatile RouteConnection movedTo;
     private final AtomicLong acknowledged = new AtomicLong();
     /** Refusals of this process's frames, by frame number, until their callers take them. */
     private final Map<Long, Integer> refusals = new ConcurrentHashMap<>();
@@ -164,21 +166,47 @@ final class RouteConnection {
         return failed != 0;
     }
 
-    /** @return whether a frame sent is not acknowledged yet (a route may move to another connection only when none is) */
-    boolean inFlight() {
-        return acknowledged.get() < sent && failed == 0;
+    /**
+     * Retires this connection for this context's routes in favour of {@code next} (both processes
+     * use {@code next}), if every frame sent on it is acknowledged and no other thread is sending
+     * on it now; from then on {@link #send} refuses, so that no frame follows on this connection
+     * a frame sent on {@code next}: every route's order holds across the move.
+     *
+     * @return whether this connection is now retired in favour of {@code next}
+     */
+    boolean moveTo(RouteConnection next) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (movedTo == null && failed == 0 && acknowledged.get() >= sent) {
+                movedTo = next;
+            }
+            return movedTo == next;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the connection this one was retired for, or null */
+    RouteConnection movedTo() {
+        return movedTo;
     }
 
     /**
      * Sends one PUT or PUT_NOTIFY (after the inlet's OPEN, the first time), carrying the
      * acknowledgement of what the inlet stored of the other process's frames.
      *
-     * @return the frame's sequence number, for {@link #await}
+     * @return the frame's sequence number, for {@link #await}; 0 if this connection was retired
+     *     ({@link #movedTo()}: send on that one)
      * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the connection failed (now or before)
      */
     long send(InletAddress inlet, int op, long offset, MemorySegment src, long notifyOffset, long value, long deadline) {
         lockOrServe();
         try {
+            if (movedTo != null) {
+                return 0;
+            }
             failIfBroken(inlet, offset);
             try {
                 if (!java.util.Arrays.equals(opened.put(inlet.inletId(), inlet.key()), inlet.key())) {

@@ -204,14 +204,87 @@ class SharedConnectionTest {
         assertEquals(42, c.data.get(ValueLayout.JAVA_LONG, 0));
     }
 
+    /**
+     * Routes a→b and b→a on two connections, each end's own: b's inlet thread is held in a
+     * handler while a connects, so b has not read a's HELLO when it connects to a.
+     */
+    private Route[] routesOnTwoConnections(End a, End b) throws Exception {
+        End c = new End("c-" + a.name);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        b.handler = n -> {
+            held.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        c.routeTo(b).putAndNotify(0, word(0), 0, 0); // not awaited: b acknowledges after the handler
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        Route ab = a.routeTo(b);
+        Route ba = b.routeTo(a);
+        b.handler = n -> { };
+        release.countDown();
+        assertEquals(0, b.next().value());
+        assertTrue(ab.connection().outgoing && ba.connection().outgoing, "each end opened its own");
+        assertFalse(sameConnection(ab, ba), "two connections to begin with");
+        return new Route[] {ab, ba};
+    }
+
+    @Test
+    void threadsSendingOnOneRouteKeepTheirOrderWhileItMovesToTheSharedConnection() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            End a = new End("a" + round);
+            End b = new End("b" + round);
+            Route[] routes = routesOnTwoConnections(a, b); // one route of the two moves while the threads send
+            Route ab = routes[0];
+            Route ba = routes[1];
+            int perThread = 300;
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (int t = 0; t < 2; t++) {
+                int id = t;
+                for (Route r : List.of(ab, ba)) {
+                    threads.add(Thread.ofPlatform().start(() -> {
+                        try {
+                            PendingPut last = null;
+                            for (int i = 0; i < perThread; i++) {
+                                last = r.putAndNotify(8L * id, word(i), 8L * id, id * 1_000_000L + i);
+                                if (i % 7 == 6) {
+                                    last.await(); // lets a route find its connection idle now and then
+                                }
+                            }
+                            last.await();
+                        } catch (RuntimeException e) {
+                            failures.add(e);
+                        }
+                    }));
+                }
+            }
+            for (Thread t : threads) {
+                t.join(30_000);
+            }
+            assertTrue(failures.isEmpty(), failures.toString());
+            for (End to : List.of(a, b)) {
+                long[] next = new long[2];
+                for (int i = 0; i < 2 * perThread; i++) {
+                    long v = to.next().value();
+                    int id = (int) (v / 1_000_000L);
+                    assertEquals(next[id]++, v % 1_000_000L, "thread " + id + "'s notifications to " + to.name + " in its order");
+                }
+            }
+            assertTrue(sameConnection(ab, ba), "both moved to one connection");
+        }
+    }
+
     @Test
     void connectionsOpenedByBothAtOnceConvergeOnOneAndKeepTheOrderOfEachSender() throws Exception {
         End a = new End("a");
         End b = new End("b");
-        Route ab = a.routeTo(b);
-        Route ba = b.routeTo(a); // before any frame: each end opened its own
-        assertTrue(ab.connection().outgoing && ba.connection().outgoing);
-        assertFalse(sameConnection(ab, ba), "two connections to begin with");
+        Route[] routes = routesOnTwoConnections(a, b);
+        Route ab = routes[0];
+        Route ba = routes[1];
         int n = 400;
         for (int batch = 0; batch < n / 20; batch++) {
             PendingPut lastA = null;
