@@ -332,6 +332,7 @@ final class InletConnection {
         }
         storedSeq = seq;
         target.stored();
+        server.dataFrameServed();
         if (op == InletFrames.PUT_NOTIFY) {
             server.queue(target, notifyOffset, value, sender);
         }

@@ -23,10 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * per connection, {@link RouteConnection} its writing side), writes their stores into the local
  * attaches of the context's {@link Inlet}s, hands their notifications to the context's inbox and
  * passes the acknowledgements of this context's own frames to its routes.
- * After traffic it polls for up to {@value #MAX_POLL_NANOS} ns before it blocks in the selector,
+ * After stores came it polls for up to {@value #MAX_POLL_NANOS} ns before it blocks in the selector,
  * reading the connection of the last traffic directly (one {@code read} per look, a
- * {@code select} every eighth): while traffic came within {@value #TRAFFIC_NANOS} ns or its polls
- * have been paying, one poller per JVM, and never while this JVM's pollers back off after a
+ * {@code select} every eighth): while stores came within {@value #TRAFFIC_NANOS} ns or its polls
+ * have been finding stores (acknowledgements alone do not count: a process that only sends leaves
+ * the core to its sending thread), one poller per JVM, and never while this JVM's pollers back off after a
  * preemption ({@link PollBudget#contended()}: every core busy). Unlike the home's loop it does not
  * stop for the runnable count ({@link PollBudget#crowded()}): its peer is the sender's own thread,
  * two threads as in a raw polling ping-pong, and on a 2-core machine running that ping-pong the
@@ -55,7 +56,15 @@ final class InletServer implements Runnable {
     private final SecureRandom random = new SecureRandom();
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, false);
     private volatile boolean closed;
+    /**
+     * When the last stores came ({@link #dataFrames} grew): acknowledgements alone do not count, so
+     * that a process that only sends (a stream) leaves the core to its sending thread.
+     */
     private long lastTraffic;
+    /** Stores (and stores with notifications) served, over every connection (server thread). */
+    private long dataFrames;
+    /** How long the last blocking select waited before input came, -1 if the last wait did not block. */
+    private long blockedFor = -1;
     /** The connection of the last traffic, which the poll loop reads directly; null if none. */
     private SelectionKey lastKey;
     /** Notifications of stored frames not yet handed to the inbox (server thread only). */
@@ -276,8 +285,7 @@ final class InletServer implements Runnable {
                 InletConnection c = last != null && last.isValid() && last.attachment() instanceof InletConnection x && !x.route.backlogged() ? x : null;
                 for (int i = 0; !closed && adopted.isEmpty(); i++) {
                     if (c != null && (i & 7) != 7 && (read = pollOne(last, c)) != 0) {
-                        polled = last;
-                        budget.polled(true);
+                        polled = last; // scored once served: a hit only if stores came
                         break;
                     }
                     int ready = c == null || (i & 7) == 7 ? selector.selectNow() : 0;
@@ -309,7 +317,7 @@ final class InletServer implements Runnable {
         }
         int ready = selector.select(1_000);
         if (ready > 0) {
-            budget.blocked(System.nanoTime() - now);
+            blockedFor = System.nanoTime() - now; // scored once served: only if stores came
         }
         return ready;
     }
@@ -338,17 +346,40 @@ final class InletServer implements Runnable {
     }
 
     private void serveOne(SelectionKey k, int read) {
-        lastTraffic = System.nanoTime();
+        long now = System.nanoTime();
+        long before = dataFrames;
         try {
             ((InletConnection) k.attachment()).serveRead(read);
         } catch (IOException | java.nio.channels.CancelledKeyException | InletConnection.ProtocolException e) {
             drop(k, e);
             lastKey = null;
         }
+        boolean stores = dataFrames > before;
+        budget.polled(stores);
+        if (stores) {
+            lastTraffic = now;
+        }
+    }
+
+    /** A store (or a store with a notification) was served (any connection; server thread). */
+    void dataFrameServed() {
+        dataFrames++;
     }
 
     private void serveReady() {
-        lastTraffic = System.nanoTime();
+        long now = System.nanoTime();
+        long before = dataFrames;
+        serveSelected();
+        if (dataFrames > before) {
+            lastTraffic = now;
+            if (blockedFor >= 0) {
+                budget.blocked(blockedFor);
+            }
+        }
+        blockedFor = -1;
+    }
+
+    private void serveSelected() {
         for (SelectionKey k : selector.selectedKeys()) {
             try {
                 if (k.isAcceptable()) {
