@@ -279,9 +279,16 @@ public final class PollBudget {
      * @return true if polling would take a core that another thread waits for
      */
     public static boolean crowded() {
+        if (!CROWDED_RULE) {
+            return false;
+        }
         sampleIfDue();
         return runnable >= CORES + 1;
     }
+
+    /** System property {@value}: {@code false} ignores the runnable count ({@link #crowded()} is then always false), to measure the rule. */
+    public static final String CROWDED_PROPERTY = "softcmi.poll.crowded";
+    private static final boolean CROWDED_RULE = !"false".equals(System.getProperty(CROWDED_PROPERTY));
 
     /** Samples {@code /proc/loadavg} if the last sample is older than {@link #RUNNABLE_SAMPLE_NANOS}; one caller at a time. */
     private static void sampleIfDue() {
