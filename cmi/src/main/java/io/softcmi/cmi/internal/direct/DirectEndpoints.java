@@ -26,7 +26,7 @@ public final class DirectEndpoints {
     private final Object lock = new Object();
     private volatile InletServer server; // written under lock
     private final Map<String, RouteConnection> routes = new ConcurrentHashMap<>();
-    private boolean closed; // guarded by lock
+    private volatile boolean closed; // written under lock
 
     /** @param host the context served */
     public DirectEndpoints(InletHost host) {
@@ -85,23 +85,34 @@ public final class DirectEndpoints {
         }
     }
 
-    /** @return the connection to the process serving {@code inlet}, opened (again) if needed */
+    /**
+     * The connection to the process serving {@code inlet}, opened (again) if needed. Connecting
+     * holds no lock: a process that does not answer delays only the routes to it, and the inlet
+     * thread never waits for it ({@link #helloFrom}).
+     */
     RouteConnection connection(InletAddress inlet) {
         InletServer s = server();
-        synchronized (lock) {
-            checkOpen();
-            RouteConnection c = routes.get(inlet.endpoint());
-            if (c == null || c.broken()) {
-                try {
-                    c = RouteConnection.connect(inlet, s, s.hello(), host.remoteTimeoutNanos());
-                } catch (IOException e) {
-                    host.warn("no route to inlet at " + inlet.endpoint() + ": " + e);
-                    throw Errors.access(CmiAccessError.TRANSIENT, 0, 0);
-                }
-                routes.put(inlet.endpoint(), c);
-            }
+        String ep = inlet.endpoint();
+        RouteConnection c = routes.get(ep);
+        if (c != null && !c.broken()) {
             return c;
         }
+        RouteConnection fresh;
+        try {
+            fresh = RouteConnection.connect(inlet, s, s.hello(), host.remoteTimeoutNanos());
+        } catch (IOException e) {
+            host.warn("no route to inlet at " + ep + ": " + e);
+            throw Errors.access(CmiAccessError.TRANSIENT, 0, 0);
+        }
+        RouteConnection chosen = routes.compute(ep, (k, current) -> better(fresh, current, ep, s));
+        if (chosen != fresh) {
+            fresh.close(); // another thread connected, or the other process did, meanwhile
+        }
+        if (closed) {
+            chosen.close();
+            checkOpen();
+        }
+        return chosen;
     }
 
     /**
@@ -113,9 +124,9 @@ public final class DirectEndpoints {
     }
 
     /**
-     * The process at the other end of a connection said its inlet is at {@code endpoint} (server
-     * thread): a connection it opened serves this context's routes there too, unless this context
-     * has a live one of its own and its own endpoint sorts first (so that both ends pick the same).
+     * The process at the other end of a connection it opened said its inlet is at
+     * {@code endpoint} (server thread): that connection serves this context's routes there too,
+     * if it is the better one ({@link #better}). Never waits.
      */
     void helloFrom(String endpoint, RouteConnection c) {
         if (c.outgoing) {
@@ -123,13 +134,25 @@ public final class DirectEndpoints {
         }
         c.endpoint(endpoint);
         InletServer s = server;
-        synchronized (lock) {
-            RouteConnection current = routes.get(endpoint);
-            boolean ownFirst = s != null && s.endpoint().compareTo(endpoint) < 0;
-            if (!closed && (current == null || current.broken() || !ownFirst)) {
-                routes.put(endpoint, c);
-            }
+        if (!closed && s != null) {
+            routes.compute(endpoint, (k, current) -> better(c, current, endpoint, s));
         }
+    }
+
+    /**
+     * Of two connections to one process, the one both ends use: a live one over a broken one,
+     * else the one opened by the process whose inlet endpoint sorts first, else the one in use.
+     */
+    private static RouteConnection better(RouteConnection candidate, RouteConnection current, String peer, InletServer own) {
+        if (current == null || current.broken()) {
+            return candidate;
+        }
+        return openedByFirst(candidate, peer, own) && !openedByFirst(current, peer, own) ? candidate : current;
+    }
+
+    private static boolean openedByFirst(RouteConnection c, String peer, InletServer own) {
+        int order = own.endpoint().compareTo(peer);
+        return c.outgoing ? order < 0 : order > 0;
     }
 
     /** A connection failed and was dropped (server thread): routes there connect again. */

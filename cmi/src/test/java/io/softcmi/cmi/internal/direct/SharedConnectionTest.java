@@ -279,6 +279,48 @@ class SharedConnectionTest {
     }
 
     @Test
+    void aProcessThatDoesNotAnswerTheConnectHoldsUpNoRouteToAnother() throws Exception {
+        End sender = new End("sender", TimeUnit.SECONDS.toNanos(2));
+        End live = new End("live");
+        // A port whose accept queue is full: a connect to it waits (its SYN is dropped).
+        try (java.net.ServerSocket deaf = new java.net.ServerSocket()) {
+            deaf.bind(new java.net.InetSocketAddress("127.0.0.1", 0), 1);
+            List<java.net.Socket> filling = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    java.net.Socket f = new java.net.Socket();
+                    try {
+                        f.connect(deaf.getLocalSocketAddress(), 300);
+                        filling.add(f);
+                    } catch (java.io.IOException full) {
+                        f.close();
+                        break;
+                    }
+                }
+                byte[] nowhere = new InletAddress("127.0.0.1", deaf.getLocalPort(), 1, 4096, new byte[InletAddress.KEY_LENGTH]).toBytes();
+                java.util.concurrent.CompletableFuture<Object> stuck = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return sender.endpoints.routeTo(nowhere);
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                Thread.sleep(200); // the connect is under way
+                sender.routeTo(live).put(0, word(7)).await();
+                assertEquals(7, live.data.get(ValueLayout.JAVA_LONG, 0));
+                assertFalse(stuck.isDone(), "the route to the live process did not wait for the other connect");
+                Object outcome = stuck.get(20, TimeUnit.SECONDS);
+                assertTrue(outcome instanceof io.softcmi.cmi.CmiAccessException e && e.accessError() == io.softcmi.cmi.CmiAccessError.TRANSIENT,
+                    "a connect that is not answered fails with TRANSIENT: " + outcome);
+            } finally {
+                for (java.net.Socket f : filling) {
+                    f.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void connectionsOpenedByBothAtOnceConvergeOnOneAndKeepTheOrderOfEachSender() throws Exception {
         End a = new End("a");
         End b = new End("b");
