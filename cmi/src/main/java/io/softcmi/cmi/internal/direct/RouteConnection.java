@@ -472,6 +472,7 @@ final class RouteConnection {
                 PollBudget.endPolling();
             }
         }
+        boolean interrupted = false;
         waiters.incrementAndGet();
         try {
             synchronized (waitLock) {
@@ -480,13 +481,18 @@ final class RouteConnection {
                     if (left <= 0) {
                         break;
                     }
-                    waitLock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    try {
+                        waitLock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    } catch (InterruptedException e) {
+                        interrupted = true; // waits on: an interrupted caller must not fail the connection other threads share
+                    }
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
             waiters.decrementAndGet();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (!done(seq)) {
             fail(CmiAccessError.TRANSIENT); // no acknowledgement within the remote timeout

@@ -321,6 +321,41 @@ class SharedConnectionTest {
     }
 
     @Test
+    void anInterruptedWaitGoesOnAndLeavesTheSharedConnectionAlone() throws Exception {
+        End a = new End("a");
+        End b = new End("b");
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        b.handler = n -> { // b acknowledges only once its handler returns
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        Route ab = a.routeTo(b);
+        PendingPut held = ab.putAndNotify(0, word(1), 0, 1);
+        java.util.concurrent.CompletableFuture<Object> outcome = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                held.await();
+                outcome.complete(Thread.currentThread().isInterrupted());
+            } catch (RuntimeException e) {
+                outcome.complete(e);
+            }
+        });
+        Thread.sleep(100); // the waiter is blocked
+        waiter.interrupt();
+        Thread.sleep(50);
+        assertFalse(outcome.isDone(), "the interrupt did not end the wait");
+        release.countDown();
+        assertEquals(Boolean.TRUE, outcome.get(10, TimeUnit.SECONDS), "acknowledged, with the interrupt kept");
+        assertFalse(ab.connection().broken(), "the shared connection stays up");
+        b.handler = n -> { };
+        ab.put(8, word(2)).await();
+        assertEquals(2, b.data.get(ValueLayout.JAVA_LONG, 8));
+    }
+
+    @Test
     void connectionsOpenedByBothAtOnceConvergeOnOneAndKeepTheOrderOfEachSender() throws Exception {
         End a = new End("a");
         End b = new End("b");
