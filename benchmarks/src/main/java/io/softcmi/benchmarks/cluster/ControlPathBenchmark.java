@@ -20,13 +20,101 @@ import java.util.Set;
  * process's {@code ctlInfo} and {@code segStatus} round trips over the node's Unix-domain
  * socket, against, in the same run, a raw Unix-domain socket ping-pong with a peer in another
  * process (the same frame sizes), once with both ends polling and once with both blocking.
+ * Then the same calls once warm: after {@link #WARM_SECONDS} more of calls and raw round trips
+ * (both JVMs' JIT compilers idle by then), in {@link #BLOCKS} blocks each of the raw polling
+ * ping-pong, {@code ctlInfo} and {@code segStatus}, alternating, so that all three come from
+ * the same seconds.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.ControlPathBenchmark [OPS]
  * </pre>
  */
 public final class ControlPathBenchmark {
+    /**
+     * Seconds of untimed calls and raw round trips before the warm figures
+     * ({@code -Dbench.control.warmSeconds=N}, default 5): measured 2026-11-28, a fresh run's
+     * calls after 10,000 warm-up calls were 1.3-1.6x the raw ping-pong, the same calls after
+     * 150,000 1.1-1.5x (docs/benchmarks.md).
+     */
+    private static final int WARM_SECONDS = Integer.getInteger("bench.control.warmSeconds", 5);
+    /** Timed blocks of each kind in the warm figures. */
+    private static final int BLOCKS = 5;
+
     private ControlPathBenchmark() {
+    }
+
+    /**
+     * The warm figures: {@link #WARM_SECONDS} of untimed calls and raw round trips, then
+     * {@link #BLOCKS} blocks of each, alternating, the raw ones on a connection of their own
+     * (the peer's thread polls only while it is open).
+     */
+    private static void warm(Path dir, List<Process> children, int ops, CmiContext c, CmiSegment s) throws Exception {
+        Path sock = dir.resolve("raw-warm.sock");
+        children.add(ChildProcesses.start(l -> l.equals("READY"), List.of(), RawUnixPeer.class.getName(), sock.toString(),
+            "16", "100", "poll"));
+        long start = System.nanoTime();
+        long untimed = 0;
+        while (System.nanoTime() - start < WARM_SECONDS * 1_000_000_000L) {
+            for (int i = 0; i < 1000; i++) {
+                c.ctlInfo();
+                c.segStatus(s);
+            }
+            rawRounds(sock, 1000, null, 0);
+            untimed += 1000;
+        }
+        int block = Math.max(1, ops / BLOCKS);
+        long[] poll = new long[block * BLOCKS];
+        long[] info = new long[block * BLOCKS];
+        long[] status = new long[block * BLOCKS];
+        for (int b = 0; b < BLOCKS; b++) {
+            rawRounds(sock, block, poll, b * block);
+            for (int i = 0; i < block; i++) {
+                long t = System.nanoTime();
+                c.ctlInfo();
+                info[b * block + i] = System.nanoTime() - t;
+            }
+            for (int i = 0; i < block; i++) {
+                long t = System.nanoTime();
+                c.segStatus(s);
+                status[b * block + i] = System.nanoTime() - t;
+            }
+        }
+        java.util.Arrays.sort(poll);
+        java.util.Arrays.sort(info);
+        java.util.Arrays.sort(status);
+        System.out.printf(Locale.ROOT, "warm: after %d s more, %d of each call and raw round trip untimed; %d blocks of each, alternating%n",
+            WARM_SECONDS, untimed, BLOCKS);
+        row("raw Unix socket ping-pong, polling, warm", poll, poll);
+        row("ctlInfo, warm", info, poll);
+        row("segStatus, warm", status, poll);
+    }
+
+    /**
+     * Round trips of the raw polling ping-pong on a connection of their own, after as many
+     * untimed ones as {@code times} gets (all untimed if it is null).
+     */
+    private static void rawRounds(Path sock, int ops, long[] times, int at) throws Exception {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.connect(UnixDomainSocketAddress.of(sock));
+            ch.configureBlocking(false);
+            ByteBuffer req = ByteBuffer.allocateDirect(16);
+            ByteBuffer rep = ByteBuffer.allocateDirect(100);
+            int warmUp = times == null ? ops : Math.min(ops, 500);
+            for (int i = 0; i < warmUp + (times == null ? 0 : ops); i++) {
+                long t = System.nanoTime();
+                req.clear();
+                while (req.hasRemaining()) {
+                    ch.write(req);
+                }
+                rep.clear();
+                while (rep.hasRemaining()) {
+                    ch.read(rep);
+                }
+                if (i >= warmUp) {
+                    times[at + i - warmUp] = System.nanoTime() - t;
+                }
+            }
+        }
     }
 
     /**
@@ -56,6 +144,7 @@ public final class ControlPathBenchmark {
             row("raw Unix socket ping-pong, blocking", block, poll);
             row("ctlInfo (cmi_ctl CMI_CTL_INFO)", info, poll);
             row("segStatus (seg_ctl CMI_SEG_STATUS)", status, poll);
+            warm(dir, children, ops, c, s);
             c.segRemove(s);
             c.fini();
         } finally {

@@ -42,6 +42,9 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class FanInBenchmark {
+    /** Milliseconds the workers run untimed before each point ({@code -Dbench.fanin.warmUpMs=N}, default 1500). */
+    private static final long WARM_UP_MS = Long.getLong("bench.fanin.warmUpMs", 1500);
+
     private FanInBenchmark() {
     }
 
@@ -196,7 +199,7 @@ public final class FanInBenchmark {
                 a.addAll(List.of(Integer.toString(threads), go.toString(), Long.toString(durationMs), out.toString()));
                 workers.add(ChildProcesses.start(l -> l.equals("READY"), jvmOptions, a.toArray(String[]::new)));
             }
-            Thread.sleep(1500); // the workers warm up meanwhile
+            Thread.sleep(WARM_UP_MS); // the workers warm up meanwhile
             Files.createFile(go);
             long serverCpu0 = cpuNanos(server);
             Thread.sleep(durationMs);

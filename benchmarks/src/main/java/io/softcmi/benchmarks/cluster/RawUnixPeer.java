@@ -16,7 +16,8 @@ import java.nio.file.Path;
  * <pre>
  * RawUnixPeer SOCKET_PATH REQUEST_BYTES REPLY_BYTES poll|block
  * </pre>
- * Prints "READY" when listening; serves one connection and exits.
+ * Prints "READY" when listening; serves connections one after another (its thread polls, in
+ * {@code poll} mode, only while a connection is open) until killed.
  */
 public final class RawUnixPeer {
     private RawUnixPeer() {
@@ -35,26 +36,32 @@ public final class RawUnixPeer {
             server.bind(UnixDomainSocketAddress.of(path));
             System.out.println("READY");
             System.out.flush();
-            try (SocketChannel ch = server.accept()) {
-                boolean poll = args[3].equals("poll");
-                ch.configureBlocking(!poll);
-                ByteBuffer in = ByteBuffer.allocateDirect(Integer.parseInt(args[1]));
-                ByteBuffer out = ByteBuffer.allocateDirect(Integer.parseInt(args[2]));
-                while (true) {
-                    in.clear();
-                    while (in.hasRemaining()) {
-                        if (ch.read(in) < 0) {
-                            return;
-                        }
-                    }
-                    out.clear();
-                    while (out.hasRemaining()) {
-                        ch.write(out);
-                    }
+            ByteBuffer in = ByteBuffer.allocateDirect(Integer.parseInt(args[1]));
+            ByteBuffer out = ByteBuffer.allocateDirect(Integer.parseInt(args[2]));
+            while (true) {
+                try (SocketChannel ch = server.accept()) {
+                    ch.configureBlocking(!args[3].equals("poll"));
+                    serve(ch, in, out);
                 }
             }
         } finally {
             Files.deleteIfExists(path);
+        }
+    }
+
+    /** Answers each request with a reply until the client closes the connection. */
+    private static void serve(SocketChannel ch, ByteBuffer in, ByteBuffer out) throws IOException {
+        while (true) {
+            in.clear();
+            while (in.hasRemaining()) {
+                if (ch.read(in) < 0) {
+                    return;
+                }
+            }
+            out.clear();
+            while (out.hasRemaining()) {
+                ch.write(out);
+            }
         }
     }
 }
