@@ -102,14 +102,7 @@ public final class ControlPathBenchmark {
             int warmUp = times == null ? ops : Math.min(ops, 500);
             for (int i = 0; i < warmUp + (times == null ? 0 : ops); i++) {
                 long t = System.nanoTime();
-                req.clear();
-                while (req.hasRemaining()) {
-                    ch.write(req);
-                }
-                rep.clear();
-                while (rep.hasRemaining()) {
-                    ch.read(rep);
-                }
+                RawTcpPeer.exchange(ch, req, rep);
                 if (i >= warmUp) {
                     times[at + i - warmUp] = System.nanoTime() - t;
                 }

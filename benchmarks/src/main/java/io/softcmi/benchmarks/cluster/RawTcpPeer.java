@@ -77,22 +77,28 @@ public final class RawTcpPeer {
                 echo(ch, request, reply);
                 return;
             }
-            ByteBuffer in = ByteBuffer.allocateDirect(request);
-            ByteBuffer out = ByteBuffer.allocateDirect(reply);
-            while (true) {
-                in.clear();
-                while (in.hasRemaining()) {
-                    if (ch.read(in) < 0) {
-                        return;
-                    }
-                }
-                out.clear();
-                while (out.hasRemaining()) {
-                    ch.write(out);
-                }
-            }
+            answer(ch, ByteBuffer.allocateDirect(request), ByteBuffer.allocateDirect(reply));
         } catch (IOException e) {
             // client gone
+        }
+    }
+
+    /**
+     * Answers each request of {@code in}'s capacity with {@code out}'s bytes until the client
+     * closes the connection (either blocking mode: a non-blocking socket is polled).
+     */
+    static void answer(SocketChannel ch, ByteBuffer in, ByteBuffer out) throws IOException {
+        while (true) {
+            in.clear();
+            while (in.hasRemaining()) {
+                if (ch.read(in) < 0) {
+                    return;
+                }
+            }
+            out.clear();
+            while (out.hasRemaining()) {
+                ch.write(out);
+            }
         }
     }
 
@@ -113,20 +119,7 @@ public final class RawTcpPeer {
 
     /** Blocking reads: for bulk data the kernel's wake-up is amortized over a megabyte. */
     private static void sink(SocketChannel ch, int chunk) throws IOException {
-        ByteBuffer in = ByteBuffer.allocateDirect(chunk);
-        ByteBuffer ack = ByteBuffer.allocateDirect(1);
-        while (true) {
-            in.clear();
-            while (in.hasRemaining()) {
-                if (ch.read(in) < 0) {
-                    return;
-                }
-            }
-            ack.clear();
-            while (ack.hasRemaining()) {
-                ch.write(ack);
-            }
-        }
+        answer(ch, ByteBuffer.allocateDirect(chunk), ByteBuffer.allocateDirect(1));
     }
 
     /**

@@ -41,27 +41,11 @@ public final class RawUnixPeer {
             while (true) {
                 try (SocketChannel ch = server.accept()) {
                     ch.configureBlocking(!args[3].equals("poll"));
-                    serve(ch, in, out);
+                    RawTcpPeer.answer(ch, in, out);
                 }
             }
         } finally {
             Files.deleteIfExists(path);
-        }
-    }
-
-    /** Answers each request with a reply until the client closes the connection. */
-    private static void serve(SocketChannel ch, ByteBuffer in, ByteBuffer out) throws IOException {
-        while (true) {
-            in.clear();
-            while (in.hasRemaining()) {
-                if (ch.read(in) < 0) {
-                    return;
-                }
-            }
-            out.clear();
-            while (out.hasRemaining()) {
-                ch.write(out);
-            }
         }
     }
 }
