@@ -172,8 +172,13 @@ final class DataIoLoop implements Runnable {
                     }
                     return 0;
                 }
-                previous = now;
-                Thread.onSpinWait();
+                previous = PollBudget.pause(start, previous, now);
+                if (previous < 0) {
+                    if (!scored) {
+                        budget.polled(false);
+                    }
+                    return 0;
+                }
                 int ready = selector.selectNow();
                 if (ready > 0) {
                     if (!scored) {

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@link #PROBE_EVERY} waits that notices when replies become fast again;</li>
  *   <li><b>only while cores are free</b>: a poll loop that sees a gap of
  *       {@link #PREEMPTED_NANOS} between two of its iterations was descheduled, so every core is
- *       busy: it stops, and nobody in this JVM polls for the next {@link #BACKOFF_NANOS};</li>
+ *       busy: it stops, and nobody in this JVM polls for a while ({@link #backOff}: 1 ms after
+ *       an isolated preemption, doubling up to {@link #BACKOFF_NANOS} while they recur);</li>
  *   <li><b>for a waiter whose blocked wait is cheap, only while no thread waits for a
  *       core</b> ({@link #PollBudget(long, boolean)}, the data path: its blocked wait is one
  *       wake-up): the kernel's count of runnable threads ({@code /proc/loadavg}, sampled every
@@ -46,8 +47,16 @@ public final class PollBudget {
     public static final int MAX_POLLERS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     /** A gap between two poll iterations this long means the poller was descheduled. */
     public static final long PREEMPTED_NANOS = 50_000;
-    /** After a preemption, nobody in this JVM polls for this long. */
+    /**
+     * The longest back-off: after a preemption, nobody in this JVM polls for
+     * {@link #MIN_BACKOFF_NANOS}, doubled for each preemption that follows the last within
+     * {@link #BACKOFF_RECENT} back-offs of its length, up to this.
+     */
     public static final long BACKOFF_NANOS = 20_000_000;
+    /** The back-off after a preemption that follows none lately (a safepoint, a stray interrupt). */
+    public static final long MIN_BACKOFF_NANOS = 1_000_000;
+    /** A preemption within this many of the current back-off's lengths from the last one doubles it. */
+    public static final int BACKOFF_RECENT = 3;
     /** System property {@value}: {@code false} turns polling off (every wait blocks), to measure the choice. */
     public static final String POLL_PROPERTY = "softcmi.poll";
     private static final boolean POLL = !"false".equals(System.getProperty(POLL_PROPERTY));
@@ -58,6 +67,10 @@ public final class PollBudget {
     /** Fixed-point one for {@link #hitRate}. */
     private static final int ONE = 1 << 16;
     private static volatile long contendedUntil;
+    /** The length of the last back-off ({@link #backOff}). */
+    private static volatile long backOffNanos = MIN_BACKOFF_NANOS;
+    /** {@link System#nanoTime()} of the last preemption that started a back-off. */
+    private static volatile long lastPreempted = System.nanoTime() - BACKOFF_NANOS * BACKOFF_RECENT;
     private final long maxNanos;
     private final boolean yieldToRunnable;
     private int hitRate = ONE;
@@ -169,20 +182,87 @@ public final class PollBudget {
         return true;
     }
 
+    /** A poll that has lasted this long yields its core once per {@link #YIELD_INTERVAL_NANOS} ({@link #pause}). */
+    public static final long YIELD_AFTER_NANOS = 20_000;
+    /** How often a poll past {@link #YIELD_AFTER_NANOS} yields its core. */
+    public static final long YIELD_INTERVAL_NANOS = 20_000;
+
     /**
-     * Starts the JVM's back-off: nobody in this JVM polls for the next {@link #BACKOFF_NANOS}.
+     * The pause between two looks of a poll loop: a spin-wait hint, and once the poll has lasted
+     * {@link #YIELD_AFTER_NANOS}, a {@link Thread#yield()} every {@link #YIELD_INTERVAL_NANOS}.
+     *
+     * <p>Why the yield: the thread a poller waits for is often on the poller's own core. A
+     * poller that has just written a request wakes the reader at the other end (a home's I/O loop
+     * that blocked), and the kernel places a thread woken by a socket write on the writer's core,
+     * expecting the writer to sleep next. A poller does not sleep: without the yield the woken
+     * thread runs only when the poll ends. Found 2026-11-28 with the VMMC {@code latency} sample:
+     * episodes of round trips of 2 x 200 us for the inlet's 200 us poll, 2 x 400 us for a 400 us
+     * poll, and a {@code perf trace} of a blocked {@code epoll_wait} that returned 420 us after
+     * the answer was written (docs/benchmarks.md, "Polling and the kernel's sync wake-ups").
+     *
+     * <p>Used by the remote data path's two waits, the client's reply reader and the home's I/O
+     * loop: there it cut the read miss's p99 from 113-141 us to 33-68 us with its p50
+     * unchanged. Not used by direct delivery's inlet or the control path: there, with both ends
+     * polling and yielding, the two threads stayed on one core and the VMMC latency's p50 went
+     * from 9-12 us to 18-68 us (the same section).
+     *
+     * <p>A yield that returns only after {@link #PREEMPTED_NANOS} gave the core to work that
+     * kept it: the pause then starts the JVM's back-off ({@link #backOff}) and tells the caller to
+     * stop polling, as a preemption does.
+     *
+     * @param pollStart {@link System#nanoTime()} when the poll began
+     * @param previous {@link System#nanoTime()} at the previous look
+     * @param now {@link System#nanoTime()} now
+     * @return {@link System#nanoTime()} after the pause (the caller's next {@code previous}), or
+     *     -1 if the caller should stop polling
+     */
+    public static long pause(long pollStart, long previous, long now) {
+        long elapsed = now - pollStart;
+        if (elapsed < YIELD_AFTER_NANOS || elapsed / YIELD_INTERVAL_NANOS == (previous - pollStart) / YIELD_INTERVAL_NANOS) {
+            Thread.onSpinWait();
+            return now;
+        }
+        Thread.yield();
+        long after = System.nanoTime();
+        if (after - now > PREEMPTED_NANOS) {
+            backOff(after);
+            return -1;
+        }
+        return after;
+    }
+
+    /**
+     * Starts the JVM's back-off: nobody in this JVM polls for a while. The while grows with
+     * preemptions in a row: {@link #MIN_BACKOFF_NANOS} after one that follows none lately, twice
+     * the last back-off after one within {@link #BACKOFF_RECENT} of its lengths from the last,
+     * at most {@link #BACKOFF_NANOS}. So a machine whose cores stay busy keeps pollers off for
+     * the whole 20 ms after a few preemptions, while a single descheduling on a quiet machine
+     * (a JVM safepoint, an interrupt) stops polling for a millisecond only: at 20 ms, each such
+     * one made the next 1,500 round trips of a ping-pong pay a wake-up each.
      * For poll loops that judge their own gaps ({@link #stillScheduled} for the usual one; a
      * loop that yields between looks allows a longer gap, {@code WaitWindow}).
      *
      * @param now {@link System#nanoTime()} now
      */
     public static void backOff(long now) {
-        contendedUntil = now + BACKOFF_NANOS;
+        long length = backOffNanos;
+        long next = now - lastPreempted < BACKOFF_RECENT * length ? Math.min(2 * length, BACKOFF_NANOS) : MIN_BACKOFF_NANOS;
+        backOffNanos = next;
+        lastPreempted = now;
+        contendedUntil = now + next;
     }
 
-    /** Ends a back-off at once (tests that provoke one). */
+    /** @return the length of the last back-off started (for tests) */
+    static long lastBackOffNanos() {
+        return backOffNanos;
+    }
+
+    /** Ends a back-off at once, and forgets the preemptions before it (tests that provoke one). */
     public static void endBackOff() {
-        contendedUntil = System.nanoTime() - 1;
+        long now = System.nanoTime();
+        contendedUntil = now - 1;
+        lastPreempted = now - BACKOFF_NANOS * BACKOFF_RECENT;
+        backOffNanos = MIN_BACKOFF_NANOS;
     }
 
     /**

@@ -197,8 +197,10 @@ final class ReplyReader {
                         if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
                             break;
                         }
-                        previous = now;
-                        Thread.onSpinWait();
+                        previous = PollBudget.pause(start, previous, now);
+                        if (previous < 0) {
+                            break;
+                        }
                         n = pump();
                     }
                     budget.polled(c.done || n > 0);
@@ -250,8 +252,10 @@ final class ReplyReader {
                         if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
                             break;
                         }
-                        previous = now;
-                        Thread.onSpinWait();
+                        previous = PollBudget.pause(start, previous, now);
+                        if (previous < 0) {
+                            break;
+                        }
                     }
                     budget.polled(hit || c.done);
                 } finally {

@@ -27,7 +27,8 @@ import io.softcmi.cmi.internal.PollBudget;
  *       word, or a JIT thread, gets the core at once); a gap of {@link #PREEMPTED_NANOS} between
  *       two spinning looks, or of {@link #YIELD_GAP_NANOS} across a yield (the core went to
  *       other work for a whole time slice: every core is busy), ends the poll, and nobody in the
- *       JVM polls past the short look for {@code PollBudget.BACKOFF_NANOS}: the JVM's one
+ *       JVM polls past the short look during {@code PollBudget.backOff} (1 ms after an isolated
+ *       preemption, doubling up to {@code PollBudget.BACKOFF_NANOS} while they recur): the JVM's one
  *       back-off, which the data and control paths' pollers heed as well, and which their
  *       preemption tests start too.</li>
  * </ul>

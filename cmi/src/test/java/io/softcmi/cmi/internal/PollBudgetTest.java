@@ -162,4 +162,51 @@ class PollBudgetTest {
         PollBudget.LoadSample sample = realSource.get();
         assertTrue(sample != null && sample.oneMinute() >= 0 && sample.running() >= 1, "sample: " + sample);
     }
+
+    @Test
+    void shouldBackOffBrieflyAfterAnIsolatedPreemptionAndLongerWhileTheyRecur() {
+        PollBudget.endBackOff();
+        try {
+            long t = System.nanoTime();
+            PollBudget.backOff(t);
+            assertEquals(PollBudget.MIN_BACKOFF_NANOS, PollBudget.lastBackOffNanos(), "the first preemption in a while");
+            assertTrue(PollBudget.contended());
+            long expected = PollBudget.MIN_BACKOFF_NANOS;
+            for (int i = 0; i < 8; i++) {
+                t += PollBudget.lastBackOffNanos() + 1; // just after the back-off ended: within BACKOFF_RECENT of its lengths
+                PollBudget.backOff(t);
+                expected = Math.min(2 * expected, PollBudget.BACKOFF_NANOS);
+                assertEquals(expected, PollBudget.lastBackOffNanos(), "preemption " + (i + 2) + " in a row");
+            }
+            assertEquals(PollBudget.BACKOFF_NANOS, PollBudget.lastBackOffNanos(), "capped");
+            t += PollBudget.BACKOFF_RECENT * PollBudget.BACKOFF_NANOS + 1;
+            PollBudget.backOff(t);
+            assertEquals(PollBudget.MIN_BACKOFF_NANOS, PollBudget.lastBackOffNanos(), "none for a while: short again");
+        } finally {
+            PollBudget.endBackOff();
+        }
+        assertFalse(PollBudget.contended());
+    }
+
+    @Test
+    void shouldYieldBetweenLooksOnlyOncePollingLastedAWhileAndOncePerInterval() {
+        PollBudget.endBackOff();
+        try {
+            long now = System.nanoTime();
+            long early = now - PollBudget.YIELD_AFTER_NANOS + 1_000;
+            assertEquals(now, PollBudget.pause(early, now - 500, now), "a young poll only spins: the look's time is returned as is");
+            long start = now - PollBudget.YIELD_AFTER_NANOS - PollBudget.YIELD_INTERVAL_NANOS / 2;
+            long sameInterval = start + PollBudget.YIELD_AFTER_NANOS + 1;
+            assertEquals(now, PollBudget.pause(start, sameInterval, now), "no second yield within one interval");
+            long lastInterval = start + PollBudget.YIELD_AFTER_NANOS - 1;
+            long after = PollBudget.pause(start, lastInterval, now);
+            if (after < 0) {
+                assertTrue(PollBudget.contended(), "a yield that kept the core away starts the back-off");
+            } else {
+                assertTrue(after >= now, "a yield returns the time after it: " + after + " < " + now);
+            }
+        } finally {
+            PollBudget.endBackOff();
+        }
+    }
 }
