@@ -173,7 +173,7 @@ final class DataIoLoop implements Runnable {
                     return 0;
                 }
                 previous = PollBudget.pause(start, previous, now);
-                if (previous < 0) {
+                if (previous == PollBudget.STOP) {
                     if (!scored) {
                         budget.polled(false);
                     }

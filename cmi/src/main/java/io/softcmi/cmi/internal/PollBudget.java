@@ -201,7 +201,7 @@ public final class PollBudget {
      * the answer was written (docs/benchmarks.md, "Polling and the kernel's sync wake-ups").
      *
      * <p>Used by the remote data path's two waits, the client's reply reader and the home's I/O
-     * loop: there it cut the read miss's p99 from 113-141 us to 33-68 us with its p50
+     * loop: there the read miss's warm p99 was 33-71 us against 63-141 us without, its p50
      * unchanged. Not used by direct delivery's inlet or the control path: there, with both ends
      * polling and yielding, the two threads stayed on one core and the VMMC latency's p50 went
      * from 9-12 us to 18-68 us (the same section).
@@ -214,7 +214,7 @@ public final class PollBudget {
      * @param previous {@link System#nanoTime()} at the previous look
      * @param now {@link System#nanoTime()} now
      * @return {@link System#nanoTime()} after the pause (the caller's next {@code previous}), or
-     *     -1 if the caller should stop polling
+     *     {@link #STOP} if the caller should stop polling
      */
     public static long pause(long pollStart, long previous, long now) {
         long elapsed = now - pollStart;
@@ -226,10 +226,13 @@ public final class PollBudget {
         long after = System.nanoTime();
         if (after - now > PREEMPTED_NANOS) {
             backOff(after);
-            return -1;
+            return STOP;
         }
         return after;
     }
+
+    /** What {@link #pause} returns when the caller should stop polling (no {@code nanoTime} reading is this). */
+    public static final long STOP = Long.MIN_VALUE;
 
     /**
      * Starts the JVM's back-off: nobody in this JVM polls for a while. The while grows with
@@ -237,8 +240,9 @@ public final class PollBudget {
      * the last back-off after one within {@link #BACKOFF_RECENT} of its lengths from the last,
      * at most {@link #BACKOFF_NANOS}. So a machine whose cores stay busy keeps pollers off for
      * the whole 20 ms after a few preemptions, while a single descheduling on a quiet machine
-     * (a JVM safepoint, an interrupt) stops polling for a millisecond only: at 20 ms, each such
-     * one made the next 1,500 round trips of a ping-pong pay a wake-up each.
+     * (a JVM safepoint, an interrupt, a {@link #pause} whose yield lasted) stops polling for a
+     * millisecond only. (Measured 2026-11-28: the length of the back-off was not what made the
+     * VMMC latency's tail; docs/benchmarks.md, "Polling and the kernel's sync wake-ups".)
      * For poll loops that judge their own gaps ({@link #stillScheduled} for the usual one; a
      * loop that yields between looks allows a longer gap, {@code WaitWindow}).
      *

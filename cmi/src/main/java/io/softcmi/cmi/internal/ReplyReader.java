@@ -198,7 +198,7 @@ final class ReplyReader {
                             break;
                         }
                         previous = PollBudget.pause(start, previous, now);
-                        if (previous < 0) {
+                        if (previous == PollBudget.STOP) {
                             break;
                         }
                         n = pump();
@@ -253,7 +253,7 @@ final class ReplyReader {
                             break;
                         }
                         previous = PollBudget.pause(start, previous, now);
-                        if (previous < 0) {
+                        if (previous == PollBudget.STOP) {
                             break;
                         }
                     }

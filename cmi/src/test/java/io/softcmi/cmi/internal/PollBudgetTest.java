@@ -200,7 +200,7 @@ class PollBudgetTest {
             assertEquals(now, PollBudget.pause(start, sameInterval, now), "no second yield within one interval");
             long lastInterval = start + PollBudget.YIELD_AFTER_NANOS - 1;
             long after = PollBudget.pause(start, lastInterval, now);
-            if (after < 0) {
+            if (after == PollBudget.STOP) {
                 assertTrue(PollBudget.contended(), "a yield that kept the core away starts the back-off");
             } else {
                 assertTrue(after >= now, "a yield returns the time after it: " + after + " < " + now);
