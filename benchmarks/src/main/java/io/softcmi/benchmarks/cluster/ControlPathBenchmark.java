@@ -90,8 +90,9 @@ public final class ControlPathBenchmark {
     }
 
     /**
-     * Round trips of the raw polling ping-pong on a connection of their own, after as many
-     * untimed ones as {@code times} gets (all untimed if it is null).
+     * Round trips of the raw polling ping-pong on a connection of their own: {@code ops} untimed
+     * ones if {@code times} is null, else up to 500 untimed ones and then {@code ops} timed into
+     * {@code times} from {@code at}.
      */
     private static void rawRounds(Path sock, int ops, long[] times, int at) throws Exception {
         try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
