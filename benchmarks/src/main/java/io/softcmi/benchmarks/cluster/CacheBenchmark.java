@@ -80,15 +80,6 @@ public final class CacheBenchmark {
      * most timed misses ran before the JIT's last tier had compiled it.
      */
     private static final int MISS_WARM_UP = Integer.getInteger("bench.cache.missWarmUp", 20_000);
-    /**
-     * Seconds of untimed misses (each followed by a raw round trip) before the warm read-miss
-     * figure ({@code -Dbench.cache.missWarmUpSeconds=N}, default 5): measured 2026-11-28, the
-     * compiler threads of the client and of the home daemon were still running through the first
-     * 20,000 misses, two to three seconds after start (docs/benchmarks.md).
-     */
-    private static final int MISS_WARM_UP_SECONDS = Integer.getInteger("bench.cache.missWarmUpSeconds", 5);
-    /** Blocks of timed misses, alternating with as many blocks of raw round trips, in the warm figure. */
-    private static final int MISS_BLOCKS = 5;
     /** CPU time of the raw stream's sending thread per 1 MiB chunk, in its last run. */
     private static final long[] RAW_STREAM_CPU = new long[1];
     /** CPU time of the raw blocking client's thread over its timed round trips. */
@@ -257,7 +248,7 @@ public final class CacheBenchmark {
             + " client per round trip: %.1f us%n", missCpu / 1e3 / misses, RAW_BLOCKING_CPU[0] / 1e3 / misses));
         out.append(String.format(Locale.ROOT, "voluntary context switches per rmb and miss: the missing thread %.2f, the home daemon"
             + " (all threads) %.2f%n", (double) switches[0] / misses, (double) switches[1] / misses));
-        sum += warmMisses(ctx, m, line, misses, children, out);
+        sum += WarmReadMiss.measure(ctx, m, line, misses, children, out);
         // 3. Write-back of a dirty 1 MiB at wmb against the raw stream.
         double stream = Math.max(rawStream(64, children), rawStream(64, children));
         out.append(String.format(Locale.ROOT, "raw TCP stream 1 MiB chunks: %.0f MiB/s (sender's CPU time per MiB %.0f us)%n",
@@ -331,7 +322,7 @@ public final class CacheBenchmark {
      * Voluntary context switches (a thread that blocked) of a thread ({@code /proc/thread-self})
      * or of every thread of a process ({@code /proc/PID}), from {@code status}; 0 where unreadable.
      */
-    private static long voluntarySwitches(Path proc) {
+    static long voluntarySwitches(Path proc) {
         try {
             if (!Files.isDirectory(proc.resolve("task")) || proc.endsWith("thread-self")) {
                 return switchesOf(proc.resolve("status"));
@@ -453,92 +444,6 @@ public final class CacheBenchmark {
         return sum;
     }
 
-    /**
-     * The read miss once both JVMs have run it for {@link #MISS_WARM_UP_SECONDS} in all (their
-     * JIT compilers idle again), timed in {@link #MISS_BLOCKS} blocks that alternate with blocks
-     * of the raw polling ping-pong on a connection kept open and warmed up as long, so that both
-     * figures come from the same seconds. Right after start, both JVMs' compiler threads keep a
-     * core each busy for seconds: the machine then has threads waiting for a core, and the home
-     * blocks between requests (docs/architecture.md 7.5, the runnable-count rule).
-     *
-     * @return a checksum of the values read
-     */
-    private static long warmMisses(CmiContext ctx, CmiMapping m, int line, int misses, List<Process> children,
-            StringBuilder out) throws Exception {
-        // A server whose threads poll only while their connection is open: an echo peer polling
-        // between blocks would be a third spinning thread on the two cores during the misses.
-        int port = ClusterBench.port(children, "pollserver", "72", Integer.toString(24 + line));
-        ByteBuffer req = ByteBuffer.allocateDirect(72);
-        ByteBuffer rep = ByteBuffer.allocateDirect(24 + line);
-        long sum = 0;
-        long start = System.nanoTime();
-        long untimed = 0;
-        int i = 0;
-        while (System.nanoTime() - start < MISS_WARM_UP_SECONDS * 1_000_000_000L) {
-            for (int k = 0; k < 1000; k++, i++) {
-                ctx.rmb();
-                sum += m.getLong((long) (i % 512) * line * 2 % (2L * MIB));
-            }
-            rawRounds(port, 1000, 0, req, rep, null, 0);
-            untimed += 1000;
-        }
-        int block = Math.max(1, misses / MISS_BLOCKS);
-        long[] raw = new long[block * MISS_BLOCKS];
-        long[] miss = new long[block * MISS_BLOCKS];
-        long homeSwitches = 0;
-        for (int b = 0; b < MISS_BLOCKS; b++) {
-            rawRounds(port, 500, block, req, rep, raw, b * block);
-            long switches = voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
-            for (int k = 0; k < block; k++, i++) {
-                ctx.rmb();
-                long off = (long) (i % 512) * line * 2 % (2L * MIB);
-                long t = System.nanoTime();
-                sum += m.getLong(off);
-                miss[b * block + k] = System.nanoTime() - t;
-            }
-            homeSwitches += voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid()))) - switches;
-        }
-        Arrays.sort(raw);
-        Arrays.sort(miss);
-        out.append(String.format(Locale.ROOT, "read miss, warm (after %d s of untimed misses, %d, and as many raw round trips;"
-            + " %d blocks of each, alternating): miss p50 %.1f us, p99 %.1f us; raw polling ping-pong p50 %.1f us, p99 %.1f us;"
-            + " p50/raw %.2f; home daemon's voluntary context switches per miss %.2f%n", MISS_WARM_UP_SECONDS, untimed,
-            MISS_BLOCKS, ChildProcesses.pct(miss, 50) / 1e3, ChildProcesses.pct(miss, 99) / 1e3, ChildProcesses.pct(raw, 50) / 1e3,
-            ChildProcesses.pct(raw, 99) / 1e3, (double) ChildProcesses.pct(miss, 50) / ChildProcesses.pct(raw, 50),
-            (double) homeSwitches / miss.length));
-        return sum;
-    }
-
-    /**
-     * Round trips of the raw polling ping-pong on a connection of their own, closed after them
-     * (the server's thread for it stops polling then).
-     *
-     * @param warm untimed round trips first
-     * @param timed round trips timed into {@code times} from {@code at} (0: none)
-     */
-    private static void rawRounds(int port, int warm, int timed, ByteBuffer req, ByteBuffer rep, long[] times, int at)
-            throws java.io.IOException {
-        try (SocketChannel ch = connect(port)) {
-            for (int k = 0; k < warm + timed; k++) {
-                long t = System.nanoTime();
-                rawRound(ch, req, rep);
-                if (k >= warm) {
-                    times[at + k - warm] = System.nanoTime() - t;
-                }
-            }
-        }
-    }
-
-    /** One round trip of the raw polling ping-pong. */
-    private static void rawRound(SocketChannel ch, ByteBuffer req, ByteBuffer rep) throws java.io.IOException {
-        req.clear();
-        while (req.hasRemaining()) {
-            ch.write(req);
-        }
-        rep.clear();
-        RawTcpPeer.poll(ch, rep);
-    }
-
     private static long[] rawPingPong(int ops, int request, int reply, List<Process> children) throws Exception {
         int port = ClusterBench.port(children, "echo", Integer.toString(request), Integer.toString(reply));
         try (SocketChannel ch = connect(port)) {
@@ -547,12 +452,7 @@ public final class CacheBenchmark {
             long[] t = new long[ops];
             for (int i = 0; i < ops + ops / 2; i++) {
                 long s = System.nanoTime();
-                req.clear();
-                while (req.hasRemaining()) {
-                    ch.write(req);
-                }
-                rep.clear();
-                RawTcpPeer.poll(ch, rep);
+                RawTcpPeer.pollRound(ch, req, rep);
                 if (i >= ops / 2) {
                     t[i - ops / 2] = System.nanoTime() - s;
                 }
@@ -608,7 +508,7 @@ public final class CacheBenchmark {
         }
     }
 
-    private static SocketChannel connect(int port) throws java.io.IOException {
+    static SocketChannel connect(int port) throws java.io.IOException {
         SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         ch.configureBlocking(false);

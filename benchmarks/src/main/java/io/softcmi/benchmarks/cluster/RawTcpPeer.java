@@ -142,6 +142,23 @@ public final class RawTcpPeer {
         }
     }
 
+    /**
+     * One round trip of a polling client: writes {@code request} whole, then spins on the
+     * non-blocking socket until {@code reply} is full.
+     *
+     * @throws IOException if the socket fails or the server closed it
+     */
+    static void pollRound(SocketChannel ch, ByteBuffer request, ByteBuffer reply) throws IOException {
+        request.clear();
+        while (request.hasRemaining()) {
+            ch.write(request);
+        }
+        reply.clear();
+        if (!poll(ch, reply)) {
+            throw new IOException("server closed");
+        }
+    }
+
     /** Reads until {@code b} is full, spinning on the non-blocking socket; false at end of stream. */
     static boolean poll(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {

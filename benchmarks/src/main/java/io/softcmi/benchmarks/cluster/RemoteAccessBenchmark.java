@@ -222,12 +222,7 @@ public final class RemoteAccessBenchmark {
             ByteBuffer req = ByteBuffer.allocateDirect(REQUEST);
             ByteBuffer rep = ByteBuffer.allocateDirect(REPLY);
             return ChildProcesses.time(ops, i -> {
-                req.clear();
-                while (req.hasRemaining()) {
-                    ch.write(req);
-                }
-                rep.clear();
-                RawTcpPeer.poll(ch, rep);
+                RawTcpPeer.pollRound(ch, req, rep);
             });
         }
     }
