@@ -42,11 +42,7 @@ import java.nio.channels.SocketChannel;
 final class DataConnection implements RecentConnections.Member {
     /** Input buffer: many small requests, or the start of a bulk store. */
     static final int IN_CAPACITY = 64 * 1024;
-    /**
-     * The input buffer of a connection that brought a DIFF larger than {@link #IN_CAPACITY}
-     * holds: room for one whole frame of {@link DataProtocol#MAX_DIFF_PAYLOAD} and the next
-     * one's start, so one read both completes a frame and begins the next.
-     */
+    /** Input buffer after a DIFF larger than {@link #IN_CAPACITY}: one whole frame and the next one's start per read. */
     static final int DIFF_IN_CAPACITY = 2 * (DataProtocol.REQUEST_HEADER + DataProtocol.MAX_DIFF_PAYLOAD);
     /** Output buffer for reply headers and small read payloads. */
     static final int OUT_CAPACITY = 64 * 1024;
@@ -54,11 +50,9 @@ final class DataConnection implements RecentConnections.Member {
     static final int INLINE_READ = 8 * 1024;
     /**
      * The most a store's last word can be: the aligned 8-byte word that holds the store's last
-     * byte ({@link DataProtocol#bodyBeforeLastWord}) is written after the rest
-     * ({@link StoreInFlight}), so a reader polling the last word of a message sees the whole
-     * message. In its first version (5faaad7) it was the last 4 bytes of any store of more than 4, which
-     * split a {@code putLong} in two: a concurrent 8-byte read could see half of it
-     * ({@code DataPathScaleTest} caught one such read).
+     * byte ({@link DataProtocol#bodyBeforeLastWord}) is written after the rest ({@link StoreInFlight}),
+     * so a reader polling the last word of a message sees the whole message. (Its first version,
+     * 5faaad7, split a {@code putLong} in two; {@code DataPathScaleTest} caught a half-read.)
      */
     static final int LAST_WORD = 8;
     /**
@@ -88,6 +82,8 @@ final class DataConnection implements RecentConnections.Member {
     private final ByteBuffer[] parts = new ByteBuffer[2];
     private final CoherentAccess coherent;
     private SelectionKey key;
+    /** Where its packets arrive, for loops that steer ({@link LoopCpus}); null otherwise. */
+    final ArrivalCore arrival;
     /** Hands this connection back to its loop once a held notification's creator caught up. */
     private Runnable resumeTask;
     /** Held: a notification waits for its creator ({@link NotificationService#mustWait}); loop thread only. */
@@ -122,8 +118,9 @@ final class DataConnection implements RecentConnections.Member {
     private long requestWritten;
 
     DataConnection(SocketChannel channel, TlsChannel tls, DataHandshake.DataClient client, HomeAccess access,
-            DataPathStats stats) {
+            DataPathStats stats, ArrivalCore arrival) {
         this.channel = channel;
+        this.arrival = arrival;
         this.tls = tls;
         this.io = tls != null ? tls : channel;
         this.gather = tls != null ? tls : channel;
@@ -156,6 +153,12 @@ final class DataConnection implements RecentConnections.Member {
     void registered(SelectionKey k, Runnable resume) {
         this.key = k;
         this.resumeTask = resume;
+    }
+
+    /** @return whether another loop may take it over now: not held (the resume task names this loop), no reply waiting, no TLS input */
+    boolean movable() {
+        return !held && !closeAfterFlush && key != null && key.isValid() && key.interestOps() == SelectionKey.OP_READ
+            && (tls == null || !tls.hasBufferedInput());
     }
 
     /** @return its key, or null before it is registered */

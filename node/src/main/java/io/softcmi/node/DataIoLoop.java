@@ -47,6 +47,14 @@ final class DataIoLoop implements Runnable {
     /** {@link System#nanoTime()} of the last pass that found a socket ready. */
     private long lastRequest = System.nanoTime() - PollBudget.TRAFFIC_NANOS;
     private final Thread thread;
+    /** How often (in service passes of a connection) the loop asks where its packets arrive. */
+    static final int STEER_EVERY = 64;
+    /** The loops' cores, or null: no pinning and no steering. */
+    private LoopCpus cpus;
+    /** This loop's index in {@link #all}. */
+    private int index;
+    /** Every loop of the data server, by index. */
+    private DataIoLoop[] all;
 
     DataIoLoop(String name, DataPathStats stats) throws IOException {
         this.selector = Selector.open();
@@ -67,6 +75,20 @@ final class DataIoLoop implements Runnable {
         return recent.seen(now);
     }
 
+    /**
+     * Pins this loop to its cores and lets it hand each connection to the loop on the core its
+     * packets arrive on (set before {@link #start()}).
+     *
+     * @param cpus the loops' cores
+     * @param index this loop's index
+     * @param loops every loop, by index
+     */
+    void steer(LoopCpus cpus, int index, DataIoLoop[] loops) {
+        this.cpus = cpus;
+        this.index = index;
+        this.all = loops;
+    }
+
     void start() {
         thread.start();
     }
@@ -78,9 +100,14 @@ final class DataIoLoop implements Runnable {
 
     /** Hands an authenticated connection to this loop (any thread). */
     void adopt(DataConnection c) {
-        connections.incrementAndGet();
         stats.connectionsOpen.incrementAndGet();
         stats.connectionsTotal.increment();
+        take(c);
+    }
+
+    /** Takes over a connection another loop let go (any thread). */
+    private void take(DataConnection c) {
+        connections.incrementAndGet();
         incoming.add(c);
         selector.wakeup();
     }
@@ -93,6 +120,10 @@ final class DataIoLoop implements Runnable {
 
     @Override
     public void run() {
+        if (cpus != null && !cpus.rotates() && !cpus.pinCurrentThread(index)) {
+            LOG.log(Level.DEBUG, "data I/O loop {0}: could not pin to cores {1}", index,
+                java.util.Arrays.toString(cpus.coresOf(index)));
+        }
         long lastWork = System.nanoTime();
         while (running) {
             try {
@@ -225,9 +256,57 @@ final class DataIoLoop implements Runnable {
         while (it.hasNext()) {
             SelectionKey k = it.next();
             it.remove();
-            recent.served((DataConnection) k.attachment(), now);
+            DataConnection c = (DataConnection) k.attachment();
+            recent.served(c, now);
             serve(k);
+            if (cpus != null && c.arrival != null) {
+                int core = c.arrival.coreEvery(STEER_EVERY);
+                if (core >= 0) {
+                    steer(c, k, core);
+                }
+            }
         }
+    }
+
+    /**
+     * Places a connection by the core its packets arrive on, which is its client's core on
+     * loopback. When nobody polls, because the cores are busy ({@link PollBudget#crowded()}) or
+     * as many connections sent requests lately as there are cores, it goes to the loop on that
+     * core: a reply then wakes its reader on the core it runs on, without a cross-core wake-up,
+     * and a request wakes the loop there. Otherwise it goes to a loop on another core, so that a
+     * polling client and the loop that serves it do not share one.
+     */
+    private void steer(DataConnection c, SelectionKey k, int core) {
+        int arrives = cpus.rotates() ? (index + 1) % all.length : cpus.loopOf(core);
+        if (arrives < 0 || !c.movable()) {
+            return;
+        }
+        int to;
+        if (cpus.rotates() || PollBudget.crowded() || nodeActive.getAsInt() >= PollBudget.cores()) {
+            to = arrives;
+        } else if (arrives != index) {
+            return;
+        } else {
+            to = leastLoadedOther(arrives);
+        }
+        if (to < 0 || to == index) {
+            return;
+        }
+        k.cancel(); // the old key leaves this selector at its next select; the new loop registers the channel anew
+        connections.decrementAndGet();
+        stats.connectionsMoved.increment();
+        all[to].take(c);
+    }
+
+    /** @return the loop with the fewest connections other than {@code not} */
+    private int leastLoadedOther(int not) {
+        int best = -1;
+        for (int i = 0; i < all.length; i++) {
+            if (i != not && (best < 0 || all[i].load() < all[best].load())) {
+                best = i;
+            }
+        }
+        return best;
     }
 
     private void serveAgain() {

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class DataPathStats {
     final AtomicLong connectionsOpen = new AtomicLong();
     final LongAdder connectionsTotal = new LongAdder();
+    /** Connections handed to the loop on the core their packets arrive on ({@link LoopCpus}). */
+    final LongAdder connectionsMoved = new LongAdder();
     final LongAdder refusedHellos = new LongAdder();
     final LongAdder gets = new LongAdder();
     final LongAdder puts = new LongAdder();
@@ -92,6 +94,7 @@ final class DataPathStats {
         var m = new java.util.LinkedHashMap<String, Long>();
         m.put("connections_open", connectionsOpen.get());
         m.put("connections_total", connectionsTotal.sum());
+        m.put("connections_moved", connectionsMoved.sum());
         m.put("hellos_refused", refusedHellos.sum());
         m.put("requests_get", gets.sum());
         m.put("requests_put", puts.sum());

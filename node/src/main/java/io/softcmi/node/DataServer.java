@@ -15,6 +15,8 @@ final class DataServer implements AutoCloseable {
     private final DataIoLoop[] loops;
     private final HomeAccess access;
     private final DataPathStats stats;
+    /** The loops' cores, or null: loops not pinned, connections not steered. */
+    private final LoopCpus cpus;
 
     DataServer(NodeState state, int ioThreads) throws IOException {
         this.access = new HomeAccess(state);
@@ -31,9 +33,13 @@ final class DataServer implements AutoCloseable {
             }
             return sum;
         };
-        for (DataIoLoop l : loops) {
-            l.nodeActive(active);
-            l.start();
+        this.cpus = LoopCpus.plan(ioThreads);
+        for (int i = 0; i < ioThreads; i++) {
+            loops[i].nodeActive(active);
+            if (cpus != null) {
+                loops[i].steer(cpus, i, loops);
+            }
+            loops[i].start();
         }
     }
 
@@ -62,7 +68,7 @@ final class DataServer implements AutoCloseable {
      */
     void adopt(java.nio.channels.SocketChannel ch, io.softcmi.wire.TlsChannel tls, DataHandshake.DataClient client) {
         DataIoLoop least = Arrays.stream(loops).min(Comparator.comparingInt(DataIoLoop::load)).orElseThrow();
-        least.adopt(new DataConnection(ch, tls, client, access, stats));
+        least.adopt(new DataConnection(ch, tls, client, access, stats, cpus != null ? new ArrivalCore(SocketCpu.fdOf(ch)) : null));
     }
 
     @Override

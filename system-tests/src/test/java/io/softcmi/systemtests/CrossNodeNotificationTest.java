@@ -284,23 +284,8 @@ class CrossNodeNotificationTest {
         assertTrue(sentWhenReleased.get() < messages,
             "the stalled creator held the sender back (it had sent " + sentWhenReleased.get() + ")");
         assertEquals(messages - 1, (long) creator.<Long>call(c -> s.mapping().getLong(8)), "the last store landed");
-        long holds = dataplaneFigure(nodeA, "notification_holds");
+        long holds = CmiAdmFigures.dataplane(nodeA, "notification_holds");
         assertTrue(holds >= 1, "cmiadm dataplane counts the holds: " + holds);
-    }
-
-    /** One figure of {@code cmiadm dataplane} on {@code node}. */
-    private static long dataplaneFigure(NodeProcess node, String name) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        int rc = io.softcmi.tools.CmiAdm.run(new String[] {"dataplane"},
-            new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
-            new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8),
-            java.util.Map.of("SOFTCMI_NODE", node.directory().toString()));
-        assertEquals(0, rc, err.toString(java.nio.charset.StandardCharsets.UTF_8));
-        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
-        return text.lines().map(l -> l.trim().split("\\s+")).filter(f -> f.length == 2 && f[0].equals(name))
-            .mapToLong(f -> Long.parseLong(f[1])).findFirst()
-            .orElseThrow(() -> new AssertionError("no " + name + " in cmiadm dataplane:\n" + text));
     }
 
     @Test

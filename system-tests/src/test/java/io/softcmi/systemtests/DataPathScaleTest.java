@@ -90,16 +90,46 @@ class DataPathScaleTest {
 
     @Test
     void shouldServe64ContextsOverSeveralProcessesWithExactCountersValidReadsAndBoundedThreads() throws Exception {
-        ContextThread owner = cluster.context(home);
+        int maxThreads = mixedLoad(home, PROCESSES, CONTEXTS_PER_PROCESS, LOAD_MILLIS);
+        assertTrue(maxThreads > 0 && maxThreads <= MAX_HOME_THREADS,
+            "the home daemon ran " + maxThreads + " threads serving " + PROCESSES * CONTEXTS_PER_PROCESS + " contexts");
+    }
+
+    /**
+     * A home whose I/O loops hand every connection on to the next loop at each steering check
+     * ({@code -Dsoftcmi.dataPath.steer=rotate}): connections change loops hundreds of times in
+     * the middle of the load, and the counter stays exact and every read valid.
+     */
+    @Test
+    void shouldKeepCountersExactAndReadsValidWhileConnectionsMoveBetweenIoLoops() throws Exception {
+        NodeProcess rotating = cluster.startIn(List.of("env", "JAVA_TOOL_OPTIONS=-Dsoftcmi.dataPath.steer=rotate"), "D",
+            "--listen", "127.0.0.1:0", "--io-threads", "3");
+        mixedLoad(rotating, 2, 8, 2_000);
+        long moved = CmiAdmFigures.dataplane(rotating, "connections_moved");
+        assertTrue(moved >= 100, "connections changed I/O loops during the load: " + moved);
+    }
+
+    /**
+     * Runs {@code processes} worker processes on the clients' node, each with {@code contexts}
+     * contexts doing mixed reads, writes and {@code atmCas} increments on one segment of
+     * {@code target} for {@code millis}, and checks that the counter holds exactly the
+     * successful increments, that no read saw a value no writer wrote and that no access failed.
+     *
+     * @return the most threads the home daemon ran meanwhile
+     */
+    private static int mixedLoad(NodeProcess target, int processes, int contexts, long millis) throws Exception {
+        ContextThread owner = cluster.context(target);
         Shared s = export(owner, 4096);
-        List<ClientProcess> workers = cluster.clients(clients, clients, clients, clients);
+        NodeProcess[] on = new NodeProcess[processes];
+        java.util.Arrays.fill(on, clients);
+        List<ClientProcess> workers = cluster.clients(on);
         AtomicBoolean loading = new AtomicBoolean(true);
         AtomicInteger maxThreads = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(PROCESSES + 1);
+        ExecutorService pool = Executors.newFixedThreadPool(processes + 1);
         try {
             Future<?> sampler = pool.submit(() -> {
                 while (loading.get()) {
-                    maxThreads.accumulateAndGet(threads(home.pid()), Math::max);
+                    maxThreads.accumulateAndGet(threads(target.pid()), Math::max);
                     Thread.sleep(50);
                 }
                 return null;
@@ -107,7 +137,7 @@ class DataPathScaleTest {
             List<Future<String>> replies = new ArrayList<>();
             for (ClientProcess w : workers) {
                 replies.add(pool.submit(() -> w.request("mixed " + HEX.formatHex(s.handle()) + " " + HEX.formatHex(s.token())
-                    + " " + CONTEXTS_PER_PROCESS + " " + LOAD_MILLIS, Duration.ofSeconds(120))));
+                    + " " + contexts + " " + millis, Duration.ofSeconds(120))));
             }
             long increments = 0;
             long reads = 0;
@@ -131,8 +161,7 @@ class DataPathScaleTest {
             });
             assertTrue(increments > 0 && reads > 0, "the load did no work: " + increments + " increments, " + reads + " reads");
             assertEquals(increments, counter, "every successful atmCas increment is in the counter, and nothing else");
-            assertTrue(maxThreads.get() > 0 && maxThreads.get() <= MAX_HOME_THREADS,
-                "the home daemon ran " + maxThreads.get() + " threads serving " + PROCESSES * CONTEXTS_PER_PROCESS + " contexts");
+            return maxThreads.get();
         } finally {
             loading.set(false);
             pool.shutdownNow();
