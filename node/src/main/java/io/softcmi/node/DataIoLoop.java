@@ -269,44 +269,33 @@ final class DataIoLoop implements Runnable {
     }
 
     /**
-     * Places a connection by the core its packets arrive on, which is its client's core on
-     * loopback. When nobody polls, because the cores are busy ({@link PollBudget#crowded()}) or
-     * as many connections sent requests lately as there are cores, it goes to the loop on that
-     * core: a reply then wakes its reader on the core it runs on, without a cross-core wake-up,
-     * and a request wakes the loop there. Otherwise it goes to a loop on another core, so that a
-     * polling client and the loop that serves it do not share one.
+     * Hands a connection to the loop {@link SteeringRule} chooses for the core its packets
+     * arrive on, if that is another loop and the connection can move now
+     * ({@link DataConnection#movable()}). The client may poll unless the cores are busy
+     * ({@link PollBudget#crowded()}) or as many connections sent requests lately as there are cores.
      */
     private void steer(DataConnection c, SelectionKey k, int core) {
-        int arrives = cpus.rotates() ? (index + 1) % all.length : cpus.loopOf(core);
-        if (arrives < 0 || !c.movable()) {
+        if (!c.movable()) {
             return;
         }
         int to;
-        if (cpus.rotates() || PollBudget.crowded() || nodeActive.getAsInt() >= PollBudget.cores()) {
-            to = arrives;
-        } else if (arrives != index) {
-            return;
+        if (cpus.rotates()) {
+            to = (index + 1) % all.length;
         } else {
-            to = leastLoadedOther(arrives);
+            int[] loads = new int[all.length];
+            for (int i = 0; i < all.length; i++) {
+                loads[i] = all[i].load();
+            }
+            boolean mayPoll = !PollBudget.crowded() && nodeActive.getAsInt() < PollBudget.cores();
+            to = SteeringRule.choose(index, cpus.loopOf(core), mayPoll, loads);
         }
-        if (to < 0 || to == index) {
+        if (to == index) {
             return;
         }
         k.cancel(); // the old key leaves this selector at its next select; the new loop registers the channel anew
         connections.decrementAndGet();
         stats.connectionsMoved.increment();
         all[to].take(c);
-    }
-
-    /** @return the loop with the fewest connections other than {@code not} */
-    private int leastLoadedOther(int not) {
-        int best = -1;
-        for (int i = 0; i < all.length; i++) {
-            if (i != not && (best < 0 || all[i].load() < all[best].load())) {
-                best = i;
-            }
-        }
-        return best;
     }
 
     private void serveAgain() {
