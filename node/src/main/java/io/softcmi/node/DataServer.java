@@ -7,7 +7,9 @@ import java.util.Comparator;
 /**
  * The home's remote data path: a small fixed set of {@link DataIoLoop}s serving every
  * authenticated data connection ({@code cmid --io-threads N}; by default one per four cores, at
- * least two and at most eight). A new connection goes to the loop with the fewest connections.
+ * least two and at most eight). A new connection goes to the loop with the fewest connections;
+ * on Linux the loops are pinned to their share of the daemon's cores ({@link LoopCpus}) and
+ * hand each connection to the loop {@link SteeringRule} picks for the core its packets arrive on.
  * No loop polls while the node's connections with recent requests, over all loops, are as many
  * as its cores ({@link RecentConnections}): a loop that is not needed blocks and costs nothing.
  */
