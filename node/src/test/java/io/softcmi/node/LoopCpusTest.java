@@ -43,7 +43,8 @@ class LoopCpusTest {
     void shouldPinAThreadToItsLoopsCoresAndReadThemBack() throws Exception {
         int[] usable = LoopCpus.usableCores();
         assertTrue(usable.length >= 1, "sched_getaffinity names this process's cores");
-        assertEquals(Runtime.getRuntime().availableProcessors(), usable.length, "the JVM counts the same cores");
+        assertTrue(usable.length >= Runtime.getRuntime().availableProcessors(),
+            "at least the cores the JVM counts (a container's CPU quota may count fewer)");
         LoopCpus cpus = new LoopCpus(usable, usable.length);
         int last = usable.length - 1;
         AtomicReference<int[]> seen = new AtomicReference<>();
