@@ -58,6 +58,8 @@ final class DataIoLoop implements Runnable {
     private int index;
     /** Every loop of the data server, by index. */
     private DataIoLoop[] all;
+    /** The core this loop ran on at its last pass ({@link LoopCpus.Mode#FOLLOW}), -1 before. */
+    private volatile int lastCore = -1;
 
     DataIoLoop(String name, DataPathStats stats) throws IOException {
         this.selector = Selector.open();
@@ -123,7 +125,7 @@ final class DataIoLoop implements Runnable {
 
     @Override
     public void run() {
-        if (cpus != null && !cpus.rotates() && !cpus.pinCurrentThread(index)) {
+        if (cpus != null && cpus.mode() == LoopCpus.Mode.PIN && !cpus.pinCurrentThread(index)) {
             LOG.log(Level.DEBUG, "data I/O loop {0}: could not pin to cores {1}", index,
                 java.util.Arrays.toString(cpus.coresOf(index)));
         }
@@ -148,6 +150,9 @@ final class DataIoLoop implements Runnable {
                     }
                 }
                 long workStart = System.nanoTime();
+                if (cpus != null && cpus.mode() == LoopCpus.Mode.FOLLOW) {
+                    lastCore = LoopCpus.currentCore();
+                }
                 if (ready > 0) {
                     arrivals.arrived();
                     serveSelected();
@@ -290,7 +295,8 @@ final class DataIoLoop implements Runnable {
                 loads[i] = all[i].load();
             }
             boolean mayPoll = !PollBudget.crowded() && nodeActive.getAsInt() < PollBudget.cores();
-            to = SteeringRule.choose(index, cpus.loopOf(core), mayPoll, loads);
+            int arrives = cpus.mode() == LoopCpus.Mode.FOLLOW ? loopLastOn(core) : cpus.loopOf(core);
+            to = SteeringRule.choose(index, arrives, mayPoll, loads);
         }
         if (to == index) {
             return;
@@ -299,6 +305,16 @@ final class DataIoLoop implements Runnable {
         connections.decrementAndGet();
         stats.connectionsMoved.increment();
         all[to].take(c);
+    }
+
+    /** @return the loop that last ran on {@code core}, or -1 */
+    private int loopLastOn(int core) {
+        for (int i = 0; i < all.length; i++) {
+            if (all[i].lastCore == core) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private void serveAgain() {

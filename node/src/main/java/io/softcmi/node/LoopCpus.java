@@ -22,29 +22,41 @@ import java.util.List;
  *
  * <p>Made only where it can work ({@link #plan}): Linux with native access, and at least as many
  * usable cores as loops (at least two). The system property {@value #PROPERTY} turns it off
- * ({@code false}); {@code rotate}, for tests, neither pins nor looks at cores but moves every
- * connection on to the next loop at each check, to exercise the hand-over under load.
+ * ({@code false}); {@code follow} pins nothing and steers each connection to the loop that last
+ * ran on its core ({@link #currentCore()}); {@code rotate}, for tests, neither pins nor looks at
+ * cores but moves every connection on to the next loop at each check, to exercise the hand-over
+ * under load.
  */
 final class LoopCpus {
-    /** System property {@value}: {@code true} (the default), {@code false}, or {@code rotate} (tests). */
+    /** System property {@value}: {@code true} (the default), {@code false}, {@code follow}, or {@code rotate} (tests). */
     static final String PROPERTY = "softcmi.dataPath.steer";
     private static final int MASK_BYTES = 128; // 1024 cores
     private static final MethodHandle GETAFFINITY = downcall("sched_getaffinity");
     private static final MethodHandle SETAFFINITY = downcall("sched_setaffinity");
+    private static final MethodHandle GETCPU = getcpu();
+
+    /** How the loops find the loop on a connection's core. */
+    enum Mode {
+        /** Each loop pinned to its cores; {@link #loopOf} names the loop. */
+        PIN,
+        /** Nothing pinned: the loop that last ran on the core ({@link #currentCore()}). */
+        FOLLOW,
+        /** Tests: every check moves the connection on to the next loop. */
+        ROTATE
+    }
 
     /** Per loop, its cores. */
     private final int[][] cores;
     /** Per core number, its loop, or -1 for a core this process may not use. */
     private final int[] loopOfCore;
-    /** Tests: every check moves the connection on to the next loop; nothing is pinned. */
-    private final boolean rotate;
+    private final Mode mode;
 
     LoopCpus(int[] usable, int loops) {
-        this(usable, loops, false);
+        this(usable, loops, Mode.PIN);
     }
 
-    private LoopCpus(int[] usable, int loops, boolean rotate) {
-        this.rotate = rotate;
+    private LoopCpus(int[] usable, int loops, Mode mode) {
+        this.mode = mode;
         if (loops < 1 || usable.length < loops) {
             throw new IllegalArgumentException(loops + " loops on " + usable.length + " cores");
         }
@@ -82,18 +94,45 @@ final class LoopCpus {
     static LoopCpus plan(int loops) {
         String mode = System.getProperty(PROPERTY, "true");
         if (mode.equals("rotate")) {
-            return loops >= 2 ? new LoopCpus(java.util.stream.IntStream.range(0, loops).toArray(), loops, true) : null;
+            return loops >= 2 ? new LoopCpus(java.util.stream.IntStream.range(0, loops).toArray(), loops, Mode.ROTATE) : null;
         }
-        if (!mode.equals("true") || GETAFFINITY == null || SETAFFINITY == null || !SocketCpu.available()) {
+        boolean follow = mode.equals("follow");
+        if (!(mode.equals("true") || follow) || GETAFFINITY == null || SETAFFINITY == null || GETCPU == null
+                || !SocketCpu.available()) {
             return null;
         }
         int[] usable = usableCores();
-        return usable.length >= Math.max(2, loops) ? new LoopCpus(usable, loops) : null;
+        return usable.length >= Math.max(2, loops) ? new LoopCpus(usable, loops, follow ? Mode.FOLLOW : Mode.PIN) : null;
+    }
+
+    /** @return how the loops find the loop on a connection's core */
+    Mode mode() {
+        return mode;
     }
 
     /** @return true in the tests' {@code rotate} mode: each check moves the connection to the next loop, nothing is pinned */
     boolean rotates() {
-        return rotate;
+        return mode == Mode.ROTATE;
+    }
+
+    @SuppressWarnings("restricted") // sched_getcpu, audited
+    private static MethodHandle getcpu() {
+        try {
+            Linker linker = Linker.nativeLinker();
+            return linker.defaultLookup().find("sched_getcpu")
+                .map(s -> linker.downcallHandle(s, FunctionDescriptor.of(ValueLayout.JAVA_INT))).orElse(null);
+        } catch (IllegalCallerException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /** @return the core the calling thread runs on now ({@code sched_getcpu}), or -1 */
+    static int currentCore() {
+        try {
+            return GETCPU == null ? -1 : (int) GETCPU.invokeExact();
+        } catch (Throwable t) {
+            return -1;
+        }
     }
 
     /** @return the cores this process may run on, or none if unknown */

@@ -34,6 +34,19 @@ class LoopCpusTest {
     }
 
     @Test
+    void shouldTellTheCoreTheCallingThreadRunsOn() throws Exception {
+        int[] usable = LoopCpus.usableCores();
+        LoopCpus cpus = new LoopCpus(usable, usable.length);
+        AtomicReference<Integer> seen = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            cpus.pinCurrentThread(0);
+            seen.set(LoopCpus.currentCore());
+        });
+        t.join(10_000);
+        assertEquals(cpus.coresOf(0)[0], seen.get(), "a thread pinned to one core runs there");
+    }
+
+    @Test
     void shouldRefuseMoreLoopsThanCores() {
         assertThrows(IllegalArgumentException.class, () -> new LoopCpus(new int[] {0, 1}, 3));
         assertThrows(IllegalArgumentException.class, () -> new LoopCpus(new int[] {0}, 0));
