@@ -23,9 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link Selector#select()} until a socket is ready. No thread per connection and no yield loop.
  * A connection held for a notification's creator ({@link DataConnection}) is not in the
  * selector's interest until its creator's writer hands it back ({@link #resume}). Where the
- * loops steer ({@link #steer(LoopCpus, int, DataIoLoop[])}), the loop runs on its own cores and
- * every {@link #STEER_EVERY} passes of a connection hands it to the loop {@link SteeringRule}
- * picks for the core its packets arrive on.
+ * loops steer ({@link #steer(LoopCpus, int, DataIoLoop[])}), the loop runs on its own cores
+ * (unless {@link LoopCpus.Mode#FOLLOW}, where it only records the core of each pass) and every
+ * {@link #STEER_EVERY} passes of a connection hands it to the loop {@link SteeringRule} picks for
+ * the core its packets arrive on.
  */
 final class DataIoLoop implements Runnable {
     /** Longest the loop polls before it blocks, when requests arrive back to back. */
