@@ -2,7 +2,6 @@ package io.softcmi.node;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -31,9 +30,11 @@ final class LoopCpus {
     /** System property {@value}: {@code true} (the default), {@code false}, {@code follow}, or {@code rotate} (tests). */
     static final String PROPERTY = "softcmi.dataPath.steer";
     private static final int MASK_BYTES = 128; // 1024 cores
-    private static final MethodHandle GETAFFINITY = downcall("sched_getaffinity");
-    private static final MethodHandle SETAFFINITY = downcall("sched_setaffinity");
-    private static final MethodHandle GETCPU = getcpu();
+    private static final FunctionDescriptor AFFINITY = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+        ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+    private static final MethodHandle GETAFFINITY = NativeFiles.downcall("sched_getaffinity", AFFINITY);
+    private static final MethodHandle SETAFFINITY = NativeFiles.downcall("sched_setaffinity", AFFINITY);
+    private static final MethodHandle GETCPU = NativeFiles.downcall("sched_getcpu", FunctionDescriptor.of(ValueLayout.JAVA_INT));
 
     /** How the loops find the loop on a connection's core. */
     enum Mode {
@@ -76,17 +77,6 @@ final class LoopCpus {
         }
     }
 
-    @SuppressWarnings("restricted") // sched_getaffinity and sched_setaffinity, audited
-    private static MethodHandle downcall(String name) {
-        try {
-            Linker linker = Linker.nativeLinker();
-            return linker.defaultLookup().find(name).map(s -> linker.downcallHandle(s, FunctionDescriptor.of(
-                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS))).orElse(null);
-        } catch (IllegalCallerException | UnsupportedOperationException e) {
-            return null; // native access not enabled
-        }
-    }
-
     /**
      * @param loops the data path's I/O loops
      * @return their cores, or null where steering cannot work or is turned off
@@ -113,17 +103,6 @@ final class LoopCpus {
     /** @return true in the tests' {@code rotate} mode: each check moves the connection to the next loop, nothing is pinned */
     boolean rotates() {
         return mode == Mode.ROTATE;
-    }
-
-    @SuppressWarnings("restricted") // sched_getcpu, audited
-    private static MethodHandle getcpu() {
-        try {
-            Linker linker = Linker.nativeLinker();
-            return linker.defaultLookup().find("sched_getcpu")
-                .map(s -> linker.downcallHandle(s, FunctionDescriptor.of(ValueLayout.JAVA_INT))).orElse(null);
-        } catch (IllegalCallerException | UnsupportedOperationException e) {
-            return null;
-        }
     }
 
     /** @return the core the calling thread runs on now ({@code sched_getcpu}), or -1 */

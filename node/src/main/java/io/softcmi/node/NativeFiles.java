@@ -42,9 +42,19 @@ final class NativeFiles {
     private NativeFiles() {
     }
 
-    @SuppressWarnings("restricted") // the point of this class: a few audited libc calls
-    private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
-        return LIBC.find(name).map(s -> LINKER.downcallHandle(s, fd, options)).orElse(null);
+    /**
+     * A libc function through an FFM downcall, for this class and the daemon's other few native
+     * calls ({@link SocketCpu}, {@link LoopCpus}).
+     *
+     * @return its handle, or null where libc lacks it or native access is denied
+     */
+    @SuppressWarnings("restricted") // the daemon's audited libc calls
+    static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+        try {
+            return LIBC.find(name).map(s -> LINKER.downcallHandle(s, fd, options)).orElse(null);
+        } catch (IllegalCallerException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     /**

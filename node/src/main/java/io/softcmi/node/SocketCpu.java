@@ -3,9 +3,7 @@ package io.softcmi.node;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.InetAddress;
@@ -35,25 +33,14 @@ final class SocketCpu {
     private static final int AF_INET = 2;
     private static final int AF_INET6 = 10;
     private static final int SOCKADDR_MAX = 128;
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final FunctionDescriptor NAME = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
         ValueLayout.ADDRESS, ValueLayout.ADDRESS);
-    private static final MethodHandle GETSOCKOPT = downcall("getsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+    private static final MethodHandle GETSOCKOPT = NativeFiles.downcall("getsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT,
         ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    private static final MethodHandle GETSOCKNAME = downcall("getsockname", NAME);
-    private static final MethodHandle GETPEERNAME = downcall("getpeername", NAME);
+    private static final MethodHandle GETSOCKNAME = NativeFiles.downcall("getsockname", NAME);
+    private static final MethodHandle GETPEERNAME = NativeFiles.downcall("getpeername", NAME);
 
     private SocketCpu() {
-    }
-
-    @SuppressWarnings("restricted") // the point of this class: three audited libc calls
-    private static MethodHandle downcall(String name, FunctionDescriptor fd) {
-        try {
-            return LIBC.find(name).map(s -> LINKER.downcallHandle(s, fd)).orElse(null);
-        } catch (IllegalCallerException | UnsupportedOperationException e) {
-            return null; // native access not enabled: no steering
-        }
     }
 
     /** @return whether this platform offers the calls (Linux with FFM native access) */
