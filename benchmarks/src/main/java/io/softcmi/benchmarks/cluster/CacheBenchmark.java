@@ -64,7 +64,7 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class CacheBenchmark {
-    private static final int MIB = 1 << 20;
+    static final int MIB = 1 << 20;
     /** Timed write-back rounds per variant. */
     private static final int WRITE_BACK_ROUNDS = 20;
     /**
@@ -198,38 +198,26 @@ public final class CacheBenchmark {
         // 2. Read miss after rmb against a raw ping-pong carrying one line.
         long[] raw = rawPingPong(misses, 72, 24 + line, children);
         long[] rawBlocking = rawBlockingPingPong(misses, 72, 24 + line, children);
-        long[] miss = new long[misses];
         java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
-        long missCpu = 0;
-        // Untimed misses first (MISS_WARM_UP), so that both ends' miss paths are compiled.
+        // Untimed misses first (MISS_WARM_UP), so that both ends' miss paths are compiled; both
+        // runs are calls of one method (RmbMisses.run), so the timed one runs the compiled loop.
         int warm = Math.max(misses / 2, MISS_WARM_UP);
-        long[] acquire = new long[misses];
-        long[] both = new long[misses];
         long[] switches = new long[2]; // voluntary context switches of this thread and of the home daemon, over the timed misses
-        for (int i = 0; i < warm + misses; i++) {
-            if (i == warm) {
-                switches[0] = -voluntarySwitches(Path.of("/proc/thread-self"));
-                switches[1] = -voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
-            }
-            long r = System.nanoTime();
-            ctx.rmb(); // invalidates the cached lines (the home holds a writable attach)
-            if (i >= warm) {
-                acquire[i - warm] = System.nanoTime() - r;
-            }
-            long off = (long) (i % 512) * line * 2 % (2L * MIB);
-            long c0 = cpu.getCurrentThreadCpuTime();
-            long s = System.nanoTime();
-            sum += m.getLong(off);
-            long t = System.nanoTime() - s;
-            long c1 = cpu.getCurrentThreadCpuTime();
-            if (i >= warm) {
-                miss[i - warm] = t;
-                both[i - warm] = acquire[i - warm] + t;
-                missCpu += c1 - c0;
-            }
-        }
+        RmbMisses untimed = new RmbMisses(warm);
+        sum += untimed.run(ctx, m, line, 0, cpu);
+        switches[0] = -voluntarySwitches(Path.of("/proc/thread-self"));
+        switches[1] = -voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
+        RmbMisses timed = new RmbMisses(misses);
+        sum += timed.run(ctx, m, line, warm, cpu);
         switches[0] += voluntarySwitches(Path.of("/proc/thread-self"));
         switches[1] += voluntarySwitches(Path.of("/proc", Long.toString(children.get(0).pid())));
+        long[] miss = timed.miss;
+        long[] acquire = timed.acquire;
+        long[] both = new long[misses];
+        for (int i = 0; i < misses; i++) {
+            both[i] = acquire[i] + miss[i];
+        }
+        long missCpu = timed.cpuNanos;
         Arrays.sort(miss);
         out.append(String.format(Locale.ROOT, "raw TCP ping-pong 72/%d B: p50 %.1f us, p99 %.1f us%n", 24 + line,
             ChildProcesses.pct(raw, 50) / 1e3, ChildProcesses.pct(raw, 99) / 1e3));
