@@ -161,6 +161,29 @@ final class DataConnection implements RecentConnections.Member {
             && (tls == null || !tls.hasBufferedInput());
     }
 
+    /**
+     * Reads what the socket holds, for a loop that polls this connection's socket directly
+     * instead of its selector ({@link DataIoLoop}, "the hot connection"): only when nothing else
+     * is under way (not held, no bulk transfer or discard, nothing left to send, no TLS), as the
+     * next {@link #service} would read first. Bytes read count as that pass's read, so the pass
+     * does not read again before it serves them.
+     *
+     * @return bytes read (0 if none, or if the connection is not in that state), -1 at EOF
+     * @throws IOException if the read fails
+     */
+    int readAhead() throws IOException {
+        if (held || closeAfterFlush || tls != null || bulkIn.active() || discard > 0 || bulkOut != null
+                || out.position() > 0 || key == null || !key.isValid() || key.interestOps() != SelectionKey.OP_READ) {
+            return 0;
+        }
+        int n = readInput();
+        readAhead = n > 0;
+        return n;
+    }
+
+    /** Whether {@link #readAhead} read this pass's input already. */
+    private boolean readAhead;
+
     /** @return its key, or null before it is registered */
     SelectionKey key() {
         return key;
@@ -183,7 +206,8 @@ final class DataConnection implements RecentConnections.Member {
      */
     boolean service() throws IOException {
         try {
-            boolean readThisPass = false;
+            boolean readThisPass = readAhead;
+            readAhead = false;
             for (int round = 0; round < 64; round++) {
                 if (!flush()) {
                     key.interestOps(SelectionKey.OP_WRITE);

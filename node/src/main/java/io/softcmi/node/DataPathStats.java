@@ -13,6 +13,8 @@ final class DataPathStats {
     final LongAdder connectionsTotal = new LongAdder();
     /** Connections handed to the loop on the core their packets arrive on ({@link LoopCpus}). */
     final LongAdder connectionsMoved = new LongAdder();
+    /** Passes whose requests a poll found by reading the hot connection's socket directly ({@link DataIoLoop}). */
+    final LongAdder hotReads = new LongAdder();
     final LongAdder refusedHellos = new LongAdder();
     final LongAdder gets = new LongAdder();
     final LongAdder puts = new LongAdder();
@@ -95,6 +97,7 @@ final class DataPathStats {
         m.put("connections_open", connectionsOpen.get());
         m.put("connections_total", connectionsTotal.sum());
         m.put("connections_moved", connectionsMoved.sum());
+        m.put("hot_reads", hotReads.sum());
         m.put("hellos_refused", refusedHellos.sum());
         m.put("requests_get", gets.sum());
         m.put("requests_put", puts.sum());

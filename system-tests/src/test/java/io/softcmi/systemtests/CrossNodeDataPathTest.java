@@ -1,11 +1,14 @@
 package io.softcmi.systemtests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.softcmi.cmi.ExportAttr;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,7 +17,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The home's data path across request kinds on one connection: a large cached write-back (DIFF
  * frames bigger than the connection's first input buffer, which makes the home grow it) followed
- * by small write-through stores, whose payloads must still be read from the right place.
+ * by small write-through stores, whose payloads must still be read from the right place; and
+ * the I/O loop's hot connection (a poll that reads one client's socket directly) serving every
+ * other connection too.
  */
 class CrossNodeDataPathTest extends CrossNodeContextTestBase {
     @RegisterExtension
@@ -58,5 +63,44 @@ class CrossNodeDataPathTest extends CrossNodeContextTestBase {
                 assertEquals(fill, cached.local().getLong(512 * PAGE - 8));
             });
         }
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldServeEveryConnectionWhileOneClientKeepsTheLoopPollingItsSocket() throws Exception {
+        Shared words = share(1, Set.of(ExportAttr.WRITE_THROUGH)); // every load and store is a round trip to A
+        Imported fromB = importAndAttach(onB, words.handle(), token(words, onB, RW));
+        Imported fromC = importAndAttach(onC, words.handle(), token(words, onC, RW));
+        // B stores a counter back to back: between C's requests its connection is the one the
+        // home's loop served last, whose socket the loop's poll reads directly.
+        CompletableFuture<Long> streamer = CompletableFuture.supplyAsync(() -> onB.call(c -> {
+            long n = 0;
+            long end = System.nanoTime() + 2_000_000_000L;
+            while (n < 1_000_000 && System.nanoTime() - end < 0) {
+                fromB.mapping().putLong(0, ++n);
+            }
+            return n;
+        }));
+        long seen = 0;
+        int answered = 0;
+        for (int i = 1; i <= 300 && !streamer.isDone(); i++) {
+            long mine = 1_000_000_000L + i;
+            long[] got = onC.call(c -> {
+                fromC.mapping().putLong(8, mine);
+                return new long[] {fromC.mapping().getLong(8), fromC.mapping().getLong(0)};
+            });
+            assertEquals(mine, got[0], "C reads back its own store");
+            assertTrue(got[1] >= seen, "B's counter never goes back: " + got[1] + " after " + seen);
+            seen = got[1];
+            answered++;
+            Thread.sleep(1); // the loop's poll settles on B's socket meanwhile
+        }
+        long stored = streamer.get(60, TimeUnit.SECONDS);
+        assertTrue(answered >= 10, "C's requests were answered while B streamed: " + answered);
+        assertTrue(stored > 1000, "B's stores went on: " + stored);
+        assertEquals(stored, (long) onA.call(c -> words.local().getLong(0)), "the home holds B's last store");
+        assertEquals(1_000_000_000L + answered, (long) onA.call(c -> words.local().getLong(8)), "and C's");
+        long hotReads = CmiAdmFigures.dataplane(nodeA(), "hot_reads");
+        assertTrue(hotReads > 0, "the loop's poll read B's socket directly: " + hotReads);
     }
 }
