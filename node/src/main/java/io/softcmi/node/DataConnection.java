@@ -181,6 +181,11 @@ final class DataConnection implements RecentConnections.Member {
         return n;
     }
 
+    /** @return whether {@link #readAhead} can read this connection at all (not over TLS, whose records the TLS layer reads) */
+    boolean readsAhead() {
+        return tls == null;
+    }
+
     /** Whether {@link #readAhead} read this pass's input already. */
     private boolean readAhead;
 

@@ -231,7 +231,12 @@ final class DataIoLoop implements Runnable {
                     }
                     return 0;
                 }
-                int ready = look % SELECT_EVERY != 0 && readHot() ? 1 : selector.selectNow();
+                int ready;
+                if (hot != null && look % SELECT_EVERY != 0) {
+                    ready = readHot() ? 1 : 0; // one system call per look, which reads the request it finds
+                } else {
+                    ready = selector.selectNow();
+                }
                 if (ready > 0) {
                     if (!scored) {
                         budget.polled(true);
@@ -319,7 +324,7 @@ final class DataIoLoop implements Runnable {
             }
             only = k;
         }
-        hot = served == 1 && only.isValid() ? only : null;
+        hot = served == 1 && only.isValid() && ((DataConnection) only.attachment()).readsAhead() ? only : null;
     }
 
     /** Serves a connection whose socket was ready, and asks now and then where its packets arrive. */

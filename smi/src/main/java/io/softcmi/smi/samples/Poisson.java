@@ -134,9 +134,8 @@ public final class Poisson {
     }
 
     /**
-     * One process's rows {@code lo .. hi-1} in private memory (with one halo row on each side:
-     * private rows {@code lo-1 .. hi}),
-     * its halo fragments and the time it spent in each phase.
+     * One process's rows {@code lo .. hi-1} in private memory (with a halo row on each side, so
+     * private rows {@code lo-1 .. hi}), its halo fragments and the time it spent in each phase.
      */
     private static final class Band {
         private final Smi smi;
