@@ -26,7 +26,7 @@ final class NodeMetricsText {
         counter(b, "softcmi_data_connections_moved_total",
             "Data connections handed to the I/O loop on the core their packets arrive on", d.connectionsMoved.sum());
         counter(b, "softcmi_data_hot_reads_total",
-            "Requests an I/O loop's poll found by reading its one active connection's socket directly", d.hotReads.sum());
+            "Passes in which an I/O loop's poll found requests by reading its one active connection's socket directly", d.hotReads.sum());
         counter(b, "softcmi_data_hellos_refused_total", "Data connections refused at HELLO (ticket, proof or version)",
             d.refusedHellos.sum());
         b.append("# HELP softcmi_data_requests_total Remote data requests served, by operation\n");
