@@ -106,16 +106,10 @@ final class DataConnection implements RecentConnections.Member {
      * notification right after one): read the next request's header alone (plain TCP only).
      */
     private boolean streaming;
-    /** This client node's traffic (null when the table is full). */
-    private final Traffic peerTraffic;
-    /** The last segment served and its traffic: most connections use one segment. */
-    private long trafficSegment = -1;
-    private Traffic segmentTraffic;
+    /** The request being served, in the traffic tables. */
+    private final RequestTraffic traffic;
     /** The {@link RecentConnections} window in which this connection was last counted. */
     private long trafficWindow = -1;
-    /** Bytes read from / written to the segment by the request being served. */
-    private long requestRead;
-    private long requestWritten;
 
     DataConnection(SocketChannel channel, TlsChannel tls, DataHandshake.DataClient client, HomeAccess access,
             DataPathStats stats, ArrivalCore arrival) {
@@ -129,7 +123,7 @@ final class DataConnection implements RecentConnections.Member {
         this.access = access;
         this.stats = stats;
         this.coherent = new CoherentAccess(client, access, stats);
-        this.peerTraffic = stats.byPeer.of(java.util.HexFormat.of().formatHex(client.node()));
+        this.traffic = new RequestTraffic(stats, client.node());
     }
 
     SocketChannel channel() {
@@ -323,8 +317,7 @@ final class DataConnection implements RecentConnections.Member {
                 int p = in.position();
                 long started = System.nanoTime();
                 int replyAt = out.position();
-                requestRead = 0;
-                requestWritten = 0;
+                traffic.start();
                 int payload = DataProtocol.requestPayload(in.getInt(p));
                 byte op = in.get(p + 4);
                 long requestId = in.getLong(p + 8);
@@ -345,7 +338,7 @@ final class DataConnection implements RecentConnections.Member {
                     if (status == DataProtocol.STATUS_MALFORMED) {
                         malformed(requestId);
                     } else {
-                        requestWritten = status == DataProtocol.STATUS_OK ? coherent.lastDiffBytes() : 0;
+                        traffic.wrote(status == DataProtocol.STATUS_OK ? coherent.lastDiffBytes() : 0);
                         reply(status, requestId, 0);
                     }
                 } else if (op == DataProtocol.OP_ACQUIRE && payload == 0) {
@@ -364,7 +357,9 @@ final class DataConnection implements RecentConnections.Member {
                 }
                 long took = System.nanoTime() - started;
                 stats.serviceNanos.recordValue(took);
-                traffic(in.getLong(p + 16), replyAt, took);
+                // A request that replied did so at replyAt; a store still being read has not (yet) failed.
+                byte replyStatus = out.position() > replyAt ? out.get(replyAt + 4) : DataProtocol.STATUS_OK;
+                traffic.record(in.getLong(p + 16), replyStatus, took);
                 served++;
             }
         } catch (WireFormatException e) {
@@ -389,35 +384,6 @@ final class DataConnection implements RecentConnections.Member {
             inSegment = biggerSegment;
         }
         return served;
-    }
-
-    /** Records a served request in its peer's and its segment's traffic. */
-    private void traffic(long segmentId, int replyAt, long took) {
-        // A request that replied did so at replyAt; a store still being read has not (yet) failed.
-        byte status = out.position() > replyAt ? out.get(replyAt + 4) : DataProtocol.STATUS_OK;
-        boolean ok = status == DataProtocol.STATUS_OK;
-        if (peerTraffic != null) {
-            peerTraffic.record(requestRead, requestWritten, !ok && status != DataProtocol.STATUS_MALFORMED, took);
-        }
-        if (ok) { // refused requests may name any segment id: they count for the peer only
-            if (segmentId != trafficSegment) {
-                segmentTraffic = stats.bySegment.of(segmentId);
-                trafficSegment = segmentId;
-            }
-            if (segmentTraffic != null) {
-                segmentTraffic.record(requestRead, requestWritten, false, took);
-            }
-        }
-    }
-
-    /** Counts a request in the node's totals and in the request's bytes. */
-    private void count(byte op, long bytes) {
-        stats.request(op, bytes);
-        if (op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL) {
-            requestRead += bytes;
-        } else if (op == DataProtocol.OP_PUT) {
-            requestWritten += bytes;
-        }
     }
 
     private void servePut(int p, int payload, long requestId) {
@@ -458,7 +424,7 @@ final class DataConnection implements RecentConnections.Member {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
             return;
         }
-        count(DataProtocol.OP_PUT, payload);
+        traffic.count(DataProtocol.OP_PUT, payload);
         // A chunk of a larger store names the store's end: until that end arrives the range is
         // a write in flight (torn if the writer dies first).
         long bulkEnd = in.getLong(p + 64);
@@ -508,7 +474,7 @@ final class DataConnection implements RecentConnections.Member {
                 return;
             }
             access.notifyCreator(segmentId, offset, a, clientNode);
-            count(op, 0);
+            traffic.count(op, 0);
             // The reply's value tells the sender how far behind the creator is (its unwritten notices).
             reply(DataProtocol.STATUS_OK, requestId, access.notificationBacklog(segmentId));
             return;
@@ -524,19 +490,19 @@ final class DataConnection implements RecentConnections.Member {
             }
             if (op == DataProtocol.OP_CAS) {
                 long before = coherent.cas(segmentId, offset, slice, a, in.getLong(p + 64));
-                count(op, 8);
+                traffic.count(op, 8);
                 reply(DataProtocol.STATUS_OK, requestId, before);
             } else if (length <= INLINE_READ) {
                 int at = out.position();
                 MemorySegment.copy(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
                 header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(at + DataProtocol.REPLY_HEADER + (int) length);
-                count(op, length);
+                traffic.count(op, length);
             } else {
                 header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(out.position() + DataProtocol.REPLY_HEADER);
                 bulkOut = slice.asByteBuffer();
-                count(op, length);
+                traffic.count(op, length);
             }
         } catch (IllegalStateException unmapped) {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
@@ -567,7 +533,7 @@ final class DataConnection implements RecentConnections.Member {
         if (word.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != 0) {
             return true;
         }
-        count(DataProtocol.OP_NOTIFY, 0);
+        traffic.count(DataProtocol.OP_NOTIFY, 0);
         reply(DataProtocol.STATUS_OK, requestId, 0);
         return false;
     }
