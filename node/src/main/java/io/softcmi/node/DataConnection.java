@@ -166,7 +166,7 @@ final class DataConnection implements RecentConnections.Member {
      * @throws IOException if the read fails
      */
     int readAhead() throws IOException {
-        if (held || closeAfterFlush || tls != null || bulkIn.active() || discard > 0 || bulkOut != null
+        if (!readsAhead() || held || closeAfterFlush || bulkIn.active() || discard > 0 || bulkOut != null
                 || out.position() > 0 || key == null || !key.isValid() || key.interestOps() != SelectionKey.OP_READ) {
             return 0;
         }

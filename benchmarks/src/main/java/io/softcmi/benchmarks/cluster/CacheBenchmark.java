@@ -64,7 +64,7 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class CacheBenchmark {
-    static final int MIB = 1 << 20;
+    private static final int MIB = 1 << 20;
     /** Timed write-back rounds per variant. */
     private static final int WRITE_BACK_ROUNDS = 20;
     /**

@@ -32,7 +32,7 @@ final class RmbMisses {
      * @param ctx the importing context
      * @param m its mapping of the segment
      * @param line the cache line size
-     * @param first the index of the first miss (it picks the line: every other line of the first 2 MiB in turn)
+     * @param first the index of the first miss (it picks the line, {@link WarmReadMiss#offset})
      * @param cpu the JVM's thread CPU clock
      * @return a checksum of the values read
      */
@@ -43,7 +43,7 @@ final class RmbMisses {
             long r = System.nanoTime();
             ctx.rmb();
             acquire[k] = System.nanoTime() - r;
-            long off = (long) (i % 512) * line * 2 % (2L * CacheBenchmark.MIB);
+            long off = WarmReadMiss.offset(i, line);
             long c0 = cpu.getCurrentThreadCpuTime();
             long s = System.nanoTime();
             sum += m.getLong(off);

@@ -113,7 +113,7 @@ final class WarmReadMiss {
     }
 
     /** The line the {@code i}-th miss reads: every other line of the first 2 MiB, in turn. */
-    private static long offset(int i, int line) {
+    static long offset(int i, int line) {
         return (long) (i % 512) * line * 2 % TWO_MIB;
     }
 
