@@ -1,5 +1,6 @@
 package io.softcmi.node;
 
+import io.softcmi.cmi.internal.LatencySlice;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.channels.CancelledKeyException;
@@ -104,6 +105,7 @@ final class ControlPoller implements AutoCloseable {
     }
 
     private void run() {
+        LatencySlice.applyToCurrentThread();
         try {
             while (!closed) {
                 selector.select();

@@ -1,6 +1,7 @@
 package io.softcmi.node;
 
 import io.softcmi.cmi.internal.ArrivalWindow;
+import io.softcmi.cmi.internal.LatencySlice;
 import io.softcmi.cmi.internal.PollBudget;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -23,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link Selector#select()} until a socket is ready. While the last pass with requests served a
  * single connection (the hot one), the poll reads that connection's socket directly and asks the
  * selector only every {@link #SELECT_EVERY}th look. No thread per connection and no yield loop.
+ * The loop asks the kernel for a short scheduling slice ({@link LatencySlice}), so that a request
+ * arriving while every core computes wakes it without waiting for a compute thread's slice to end.
  * A connection held for a notification's creator ({@link DataConnection}) is not in the
  * selector's interest until its creator's writer hands it back ({@link #resume}). Where the
  * loops steer ({@link #steer(LoopCpus, int, DataIoLoop[])}), the loop runs on its own cores
@@ -138,6 +141,9 @@ final class DataIoLoop implements Runnable {
 
     @Override
     public void run() {
+        if (LatencySlice.applyToCurrentThread()) {
+            stats.loopsWithShortSlice.incrementAndGet();
+        }
         if (cpus != null && cpus.mode() == LoopCpus.Mode.PIN && !cpus.pinCurrentThread(index)) {
             LOG.log(Level.DEBUG, "data I/O loop {0}: could not pin to cores {1}", index,
                 java.util.Arrays.toString(cpus.coresOf(index)));

@@ -15,6 +15,8 @@ final class DataPathStats {
     final LongAdder connectionsMoved = new LongAdder();
     /** Passes whose requests a poll found by reading the hot connection's socket directly ({@link DataIoLoop}). */
     final LongAdder hotReads = new LongAdder();
+    /** I/O loops running with the short scheduling slice ({@code LatencySlice}). */
+    final AtomicLong loopsWithShortSlice = new AtomicLong();
     final LongAdder refusedHellos = new LongAdder();
     final LongAdder gets = new LongAdder();
     final LongAdder puts = new LongAdder();
@@ -98,6 +100,7 @@ final class DataPathStats {
         m.put("connections_total", connectionsTotal.sum());
         m.put("connections_moved", connectionsMoved.sum());
         m.put("hot_reads", hotReads.sum());
+        m.put("io_loops_short_slice", loopsWithShortSlice.get());
         m.put("hellos_refused", refusedHellos.sum());
         m.put("requests_get", gets.sum());
         m.put("requests_put", puts.sum());

@@ -27,6 +27,8 @@ final class NodeMetricsText {
             "Data connections handed to the I/O loop on the core their packets arrive on", d.connectionsMoved.sum());
         counter(b, "softcmi_data_hot_reads_total",
             "Passes in which an I/O loop's poll found requests by reading its one active connection's socket directly", d.hotReads.sum());
+        gauge(b, "softcmi_data_io_loops_short_slice",
+            "Data I/O loops running with the short scheduling slice (softcmi.sched.sliceMicros)", d.loopsWithShortSlice.get());
         counter(b, "softcmi_data_hellos_refused_total", "Data connections refused at HELLO (ticket, proof or version)",
             d.refusedHellos.sum());
         b.append("# HELP softcmi_data_requests_total Remote data requests served, by operation\n");

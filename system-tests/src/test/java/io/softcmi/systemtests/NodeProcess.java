@@ -51,8 +51,23 @@ final class NodeProcess implements AutoCloseable {
      * @throws IOException if it cannot be started
      */
     static NodeProcess start(Path logDir, String name, String... extraArgs) throws IOException {
+        return start(List.of(), logDir, name, extraArgs);
+    }
+
+    /**
+     * Starts a daemon with JVM options (system properties such as {@code -Dsoftcmi.sched.sliceMicros=0})
+     * in a fresh directory and waits until it serves.
+     *
+     * @param jvmOptions options before the main class
+     * @param logDir where its log goes
+     * @param name node name
+     * @param extraArgs more {@code cmid} options
+     * @return the running node
+     * @throws IOException if it cannot be started
+     */
+    static NodeProcess start(List<String> jvmOptions, Path logDir, String name, String... extraArgs) throws IOException {
         Path dir = Files.createTempDirectory("softcmi-node-");
-        NodeProcess node = launch(logDir, name, dir, true, extraArgs);
+        NodeProcess node = launch(List.of(), jvmOptions, logDir, name, dir, true, extraArgs);
         try {
             node.awaitReady();
         } catch (RuntimeException | Error e) {
@@ -97,12 +112,17 @@ final class NodeProcess implements AutoCloseable {
      */
     static NodeProcess launch(List<String> prefix, Path logDir, String name, Path dir, boolean ownsDirectory,
             String... extraArgs) throws IOException {
+        return launch(prefix, List.of(), logDir, name, dir, ownsDirectory, extraArgs);
+    }
+
+    private static NodeProcess launch(List<String> prefix, List<String> jvmOptions, Path logDir, String name, Path dir,
+            boolean ownsDirectory, String... extraArgs) throws IOException {
         Path shm = freshShmDirectory();
         List<String> args = new ArrayList<>(List.of("--dir", dir.toString(), "--shm-dir", shm.toString(),
             "--name", name));
         args.addAll(List.of(extraArgs));
         Files.createDirectories(logDir);
-        Process p = ChildJvm.start(prefix, Cmid.class, List.of(), args, Map.of());
+        Process p = ChildJvm.start(prefix, Cmid.class, jvmOptions, args, Map.of());
         OutputCapture out = new OutputCapture("cmid-" + name, p.getInputStream(), logDir.resolve("cmid-" + name + ".log"));
         return new NodeProcess(name, dir, shm, ownsDirectory, p, out);
     }

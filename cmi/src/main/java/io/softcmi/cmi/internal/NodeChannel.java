@@ -396,6 +396,7 @@ public final class NodeChannel implements AutoCloseable {
 
     /** The background reader: reads what arrives while no caller polls. */
     private void readLoop() {
+        LatencySlice.applyToCurrentThread();
         String reason = "node closed the connection";
         try {
             while (channel.isOpen()) {

@@ -47,6 +47,7 @@ final class NotificationDispatcher implements Runnable {
 
     @Override
     public void run() {
+        LatencySlice.applyToCurrentThread();
         context.bindHandlerThread();
         try {
             while (!stopped) {

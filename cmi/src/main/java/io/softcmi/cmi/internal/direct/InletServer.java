@@ -1,6 +1,7 @@
 package io.softcmi.cmi.internal.direct;
 
 import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.internal.LatencySlice;
 import io.softcmi.cmi.internal.PollBudget;
 import io.softcmi.cmi.notify.Notification;
 import java.io.IOException;
@@ -251,6 +252,7 @@ final class InletServer implements Runnable {
 
     @Override
     public void run() {
+        LatencySlice.applyToCurrentThread();
         context.bindHandlerThread();
         try {
             while (!closed) {

@@ -1,0 +1,190 @@
+package io.softcmi.cmi.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Asks the kernel for a short scheduling slice for the calling thread: the engine's mechanism for
+ * the threads that only answer (the daemon's data I/O loops and control poller, the client
+ * library's node reader, cache, notification and inlet threads). On Linux 6.12 and later the
+ * fair scheduler (EEVDF) lets a thread ask for its own slice ({@code sched_setattr} with
+ * {@code SCHED_OTHER} and {@code sched_runtime}, 0.1–100 ms); a waking thread whose slice is
+ * shorter than the running thread's may preempt it at once ({@code PREEMPT_SHORT}), where a
+ * thread with the default slice (1.4 ms here) often waits until the running one's slice ends.
+ * With every core computing, that wait was the tail of a remote call: traced on 2 cores during
+ * the Jacobi sample, 8–10% of the daemon's I/O loop wake-ups waited more than 100 µs for a core
+ * and 1% more than 1.7 ms (docs/architecture.md §7.6 "Short slices for the threads that
+ * answer"). The share of the cores a thread gets does not change: its weight (nice value) stays
+ * as it was; only when it runs changes.
+ *
+ * <p>The slice is {@value #DEFAULT_MICROS} µs unless the system property {@value #PROPERTY} says
+ * otherwise (microseconds; {@code 0} leaves every thread's slice alone). Where the kernel cannot
+ * (not Linux, an older kernel, no native access, a real-time or idle policy) nothing changes and
+ * {@link #applyToCurrentThread()} says so; it never throws.
+ */
+public final class LatencySlice {
+    /** System property {@value}: the slice in microseconds, {@code 0} for none. */
+    public static final String PROPERTY = "softcmi.sched.sliceMicros";
+    /** The default slice, in microseconds: the shortest the kernel grants. */
+    public static final long DEFAULT_MICROS = 100;
+    private static final int SCHED_OTHER = 0;
+    private static final int SCHED_BATCH = 3;
+    /** {@code struct sched_attr} (size 56 from Linux 4.13): size, policy, flags, nice, priority, runtime, deadline, period, util min, util max. */
+    private static final int ATTR_SIZE = 56;
+    private static final long OFFSET_POLICY = 4;
+    private static final long OFFSET_NICE = 16;
+    private static final long OFFSET_RUNTIME = 24;
+    private static final long[] SYSCALLS = syscallNumbers();
+    private static final MethodHandle SYSCALL = syscall();
+    private static final long SLICE_NANOS = Math.max(0, Long.getLong(PROPERTY, DEFAULT_MICROS)) * 1000;
+    private static final AtomicInteger APPLIED = new AtomicInteger();
+
+    private LatencySlice() {
+    }
+
+    /**
+     * Gives the calling thread the configured short slice, keeping its policy and nice value.
+     *
+     * @return whether the kernel now reports that slice for the thread
+     */
+    public static boolean applyToCurrentThread() {
+        if (SLICE_NANOS == 0) {
+            return false;
+        }
+        boolean done = setCurrent(SLICE_NANOS);
+        if (done) {
+            APPLIED.incrementAndGet();
+        }
+        return done;
+    }
+
+    /** @return the slice this process asks for, in nanoseconds (0: none) */
+    public static long configuredNanos() {
+        return SLICE_NANOS;
+    }
+
+    /** @return how many threads of this process were given the slice */
+    public static int threadsApplied() {
+        return APPLIED.get();
+    }
+
+    /**
+     * Sets the calling thread's slice to {@code nanos} (0: the kernel's default), keeping its policy
+     * and nice value.
+     *
+     * @return whether the kernel now reports that slice (for 0: whether the call succeeded)
+     */
+    static boolean setCurrent(long nanos) {
+        return rewrite(attr -> attr.set(ValueLayout.JAVA_LONG, OFFSET_RUNTIME, nanos))
+            && (nanos == 0 || currentSliceNanos() == nanos);
+    }
+
+    /**
+     * Reads the calling thread's attributes, changes them and writes them back, for a thread of a
+     * fair policy ({@code SCHED_OTHER}, {@code SCHED_BATCH}); its policy and nice value stay
+     * unless {@code change} sets them.
+     *
+     * @return whether {@code sched_setattr} took the result
+     */
+    private static boolean rewrite(java.util.function.Consumer<MemorySegment> change) {
+        if (SYSCALL == null) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ATTR_SIZE, 8);
+            if (!read(attr)) {
+                return false;
+            }
+            int policy = attr.get(ValueLayout.JAVA_INT, OFFSET_POLICY);
+            if (policy != SCHED_OTHER && policy != SCHED_BATCH) {
+                return false;
+            }
+            int nice = attr.get(ValueLayout.JAVA_INT, OFFSET_NICE);
+            long runtime = attr.get(ValueLayout.JAVA_LONG, OFFSET_RUNTIME);
+            attr.fill((byte) 0);
+            attr.set(ValueLayout.JAVA_INT, 0, ATTR_SIZE);
+            attr.set(ValueLayout.JAVA_INT, OFFSET_POLICY, policy);
+            attr.set(ValueLayout.JAVA_INT, OFFSET_NICE, nice);
+            attr.set(ValueLayout.JAVA_LONG, OFFSET_RUNTIME, runtime);
+            change.accept(attr);
+            return (long) SYSCALL.invokeExact(SYSCALLS[0], 0L, attr, 0L, 0L) == 0;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    /**
+     * @return the calling thread's slice as the kernel reports it ({@code sched_getattr}'s
+     *     {@code sched_runtime}), or 0 where it reports none (before Linux 6.12, or not Linux)
+     */
+    public static long currentSliceNanos() {
+        return currentAttr(OFFSET_RUNTIME, ValueLayout.JAVA_LONG);
+    }
+
+    /** @return the calling thread's nice value as {@code sched_getattr} reports it, or 0 where it cannot */
+    static long currentNice() {
+        return currentAttr(OFFSET_NICE, ValueLayout.JAVA_INT);
+    }
+
+    /** Sets the calling thread's nice value, its slice as the kernel reports it (tests; raising it needs no privilege). */
+    static boolean setCurrentNice(int nice) {
+        return rewrite(attr -> attr.set(ValueLayout.JAVA_INT, OFFSET_NICE, nice));
+    }
+
+    private static long currentAttr(long offset, ValueLayout layout) {
+        if (SYSCALL == null) {
+            return 0;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ATTR_SIZE, 8);
+            if (!read(attr)) {
+                return 0;
+            }
+            return layout instanceof ValueLayout.OfInt i ? attr.get(i, offset) : attr.get(ValueLayout.JAVA_LONG, offset);
+        }
+    }
+
+    /** {@code sched_getattr(0, attr, size, 0)} into {@code attr}. */
+    private static boolean read(MemorySegment attr) {
+        try {
+            return (long) SYSCALL.invokeExact(SYSCALLS[1], 0L, attr, (long) ATTR_SIZE, 0L) == 0;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    /** @return {@code sched_setattr} and {@code sched_getattr}'s numbers for this machine, or null */
+    private static long[] syscallNumbers() {
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            return null;
+        }
+        return switch (System.getProperty("os.arch", "")) {
+            case "amd64", "x86_64" -> new long[] {314, 315};
+            case "aarch64" -> new long[] {274, 275};
+            default -> null;
+        };
+    }
+
+    /** @return libc's {@code syscall(long number, ...)} with four long arguments, or null */
+    @SuppressWarnings("restricted") // one audited call: sched_setattr/sched_getattr of the calling thread
+    private static MethodHandle syscall() {
+        if (SYSCALLS == null) {
+            return null;
+        }
+        try {
+            Linker linker = Linker.nativeLinker();
+            FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
+            return linker.defaultLookup().find("syscall")
+                .map(s -> linker.downcallHandle(s, fd, Linker.Option.firstVariadicArg(1)))
+                .orElse(null);
+        } catch (IllegalCallerException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+}

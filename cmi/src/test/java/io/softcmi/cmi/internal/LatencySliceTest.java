@@ -1,0 +1,81 @@
+package io.softcmi.cmi.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The short slice of the threads that answer: it reaches the kernel for the calling thread only,
+ * and leaves the thread's nice value as it was. Each case runs on a fresh platform thread, so the
+ * test runner's threads keep their own slices.
+ */
+class LatencySliceTest {
+    private static final long DEFAULT = LatencySlice.DEFAULT_MICROS * 1000;
+
+    @BeforeAll
+    static void kernelReportsSlices() throws Exception {
+        // Linux 6.12 and later report every fair thread's slice; elsewhere the mechanism is a no-op.
+        assumeTrue(onFreshThread(LatencySlice::currentSliceNanos) > 0, "the kernel reports no scheduling slice");
+    }
+
+    @Test
+    void shouldGiveTheCallingThreadTheShortSlice() throws Exception {
+        long[] before = new long[1];
+        long after = onFreshThread(() -> {
+            before[0] = LatencySlice.currentSliceNanos();
+            assertTrue(LatencySlice.applyToCurrentThread(), "the kernel took the slice");
+            return LatencySlice.currentSliceNanos();
+        });
+        assertEquals(DEFAULT, LatencySlice.configuredNanos());
+        assertNotEquals(DEFAULT, before[0], "a fresh thread starts with the kernel's default slice");
+        assertEquals(DEFAULT, after);
+        assertTrue(LatencySlice.threadsApplied() >= 1);
+    }
+
+    @Test
+    void shouldLeaveOtherThreadsAlone() throws Exception {
+        long untouched = onFreshThread(LatencySlice::currentSliceNanos);
+        onFreshThread(LatencySlice::applyToCurrentThread);
+        assertEquals(untouched, onFreshThread(LatencySlice::currentSliceNanos));
+        assertNotEquals(DEFAULT, untouched);
+    }
+
+    @Test
+    void shouldKeepTheThreadsNiceValue() throws Exception {
+        long[] result = onFreshThread(() -> {
+            assertTrue(LatencySlice.setCurrentNice(4));
+            assertTrue(LatencySlice.applyToCurrentThread());
+            return new long[] {LatencySlice.currentNice(), LatencySlice.currentSliceNanos()};
+        });
+        assertEquals(4, result[0], "nice value");
+        assertEquals(DEFAULT, result[1], "slice");
+    }
+
+    @Test
+    void shouldGoBackToTheKernelsDefault() throws Exception {
+        long[] result = onFreshThread(() -> {
+            long original = LatencySlice.currentSliceNanos();
+            assertTrue(LatencySlice.applyToCurrentThread());
+            assertTrue(LatencySlice.setCurrent(0));
+            return new long[] {original, LatencySlice.currentSliceNanos()};
+        });
+        assertEquals(result[0], result[1]);
+    }
+
+    private static <T> T onFreshThread(Callable<T> call) throws Exception {
+        ExecutorService one = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
+        try {
+            return one.submit(call).get(10, TimeUnit.SECONDS);
+        } finally {
+            one.shutdownNow();
+        }
+    }
+}
