@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link Selector#select()} until a socket is ready. While the last pass with requests served a
  * single connection (the hot one), the poll reads that connection's socket directly and asks the
  * selector only every {@link #SELECT_EVERY}th look. No thread per connection and no yield loop.
- * The loop asks the kernel for a short scheduling slice ({@link LatencySlice}), so that a request
- * arriving while every core computes wakes it without waiting for a compute thread's slice to end.
+ * Where configured, the loop asks the kernel for a short scheduling slice ({@link LatencySlice}),
+ * so that a request arriving while every core computes wakes it without waiting for a compute
+ * thread's slice to end.
  * A connection held for a notification's creator ({@link DataConnection}) is not in the
  * selector's interest until its creator's writer hands it back ({@link #resume}). Where the
  * loops steer ({@link #steer(LoopCpus, int, DataIoLoop[])}), the loop runs on its own cores

@@ -44,7 +44,26 @@ final class ClientProcess implements AutoCloseable {
      * @throws IOException if it cannot be started
      */
     static ClientProcess start(Path logDir, String name, Path nodeDirectory) throws IOException {
-        ClientProcess c = launch(Workers.class, logDir, name, nodeDirectory);
+        return start(List.of(), logDir, name, nodeDirectory);
+    }
+
+    /**
+     * Starts a worker process with JVM options (system properties) on a node and waits until its
+     * context is open.
+     *
+     * @param jvmOptions options before the main class
+     * @param logDir where its log goes
+     * @param name a name for logs and messages
+     * @param nodeDirectory the node to join ({@code SOFTCMI_NODE})
+     * @return the running client
+     * @throws IOException if it cannot be started
+     */
+    static ClientProcess start(List<String> jvmOptions, Path logDir, String name, Path nodeDirectory) throws IOException {
+        Files.createDirectories(logDir);
+        Process p = ChildJvm.start(List.of(), Workers.class, jvmOptions, List.of(name),
+            Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
+        ClientProcess c = new ClientProcess(name, p, new OutputCapture(name, p.getInputStream(),
+            logDir.resolve("client-" + name + ".log")));
         try {
             c.awaitReady();
         } catch (RuntimeException | Error e) {

@@ -18,21 +18,22 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The daemon's threads that answer run with a short scheduling slice (docs/architecture.md §7.6):
- * and so does the client library's node reader, read from the kernel's own account of each thread ({@code /proc/PID/task/TID/sched},
- * {@code se.slice}), and from {@code cmiadm dataplane}. With {@code softcmi.sched.sliceMicros=0}
- * every thread keeps the kernel's default.
+ * With {@code -Dsoftcmi.sched.sliceMicros=100} the daemon's threads that answer run with a short
+ * scheduling slice, and so does the client library's node reader (docs/architecture.md §7.5b),
+ * read from the kernel's own account of each thread ({@code /proc/PID/task/TID/sched},
+ * {@code se.slice}) and from {@code cmiadm dataplane}. By default every thread keeps the kernel's.
  */
 @Timeout(120)
 class SchedulingSliceSystemTest {
     private static final long SHORT = 100_000;
+    private static final List<String> SLICED = List.of("-Dsoftcmi.sched.sliceMicros=100");
 
     @RegisterExtension
     final SystemTestResources resources = SystemTestResources.perTest();
 
     @Test
-    void shouldRunTheDataLoopsAndTheControlPollerWithTheShortSlice() throws Exception {
-        NodeProcess node = resources.node("sliced");
+    void shouldRunTheDataLoopsAndTheControlPollerWithTheShortSliceWhenAsked() throws Exception {
+        NodeProcess node = resources.own(NodeProcess.start(SLICED, resources.logDir(), "sliced"));
         Map<String, Long> slices = awaitThreads(node.pid(), "cmid-data-io-", "cmid-control-poller");
         assumeTrue(!slices.isEmpty(), "this kernel does not report scheduling slices");
         List<String> loops = slices.keySet().stream().filter(n -> n.startsWith("cmid-data-io-")).toList();
@@ -44,9 +45,9 @@ class SchedulingSliceSystemTest {
     }
 
     @Test
-    void shouldRunTheClientLibrarysNodeReaderWithTheShortSlice() throws Exception {
-        NodeProcess node = resources.node("sliced");
-        ClientProcess client = resources.client(node);
+    void shouldRunTheClientLibrarysNodeReaderWithTheShortSliceWhenAsked() throws Exception {
+        NodeProcess node = resources.node("plain");
+        ClientProcess client = resources.own(ClientProcess.start(SLICED, resources.logDir(), "sliced", node.directory()));
         assertTrue(client.request("info").startsWith("INFO "), "the client is connected");
         Map<String, Long> slices = awaitThreads(client.pid(), "softcmi-node-reader");
         assumeTrue(!slices.isEmpty(), "this kernel does not report scheduling slices");
@@ -57,10 +58,13 @@ class SchedulingSliceSystemTest {
     }
 
     @Test
-    void shouldLeaveEverySliceAloneWhenTurnedOff() throws Exception {
-        NodeProcess node = resources.own(NodeProcess.start(List.of("-Dsoftcmi.sched.sliceMicros=0"), resources.logDir(), "unsliced"));
+    void shouldLeaveEverySliceAloneByDefault() throws Exception {
+        NodeProcess node = resources.node("unsliced");
+        ClientProcess client = resources.client(node);
+        assertTrue(client.request("info").startsWith("INFO "), "the client is connected");
         Map<String, Long> slices = awaitThreads(node.pid(), "cmid-data-io-", "cmid-control-poller");
         assumeTrue(!slices.isEmpty(), "this kernel does not report scheduling slices");
+        slices.putAll(awaitThreads(client.pid(), "softcmi-node-reader"));
         slices.forEach((thread, slice) -> assertTrue(slice != SHORT, thread + " kept the default: " + slices));
         assertEquals(0, CmiAdmFigures.dataplane(node, "io_loops_short_slice"));
     }

@@ -11,27 +11,31 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Asks the kernel for a short scheduling slice for the calling thread: the engine's mechanism for
  * the threads that only answer (the daemon's data I/O loops and control poller, the client
- * library's node reader, cache, notification and inlet threads). On Linux 6.12 and later the
+ * library's node reader, notification dispatcher and inlet thread). On Linux 6.12 and later the
  * fair scheduler (EEVDF) lets a thread ask for its own slice ({@code sched_setattr} with
  * {@code SCHED_OTHER} and {@code sched_runtime}, 0.1–100 ms); a waking thread whose slice is
  * shorter than the running thread's may preempt it at once ({@code PREEMPT_SHORT}), where a
  * thread with the default slice (1.4 ms here) often waits until the running one's slice ends.
  * With every core computing, that wait was the tail of a remote call: traced on 2 cores during
- * the Jacobi sample, 8–10% of the daemon's I/O loop wake-ups waited more than 100 µs for a core
- * and 1% more than 1.7 ms (docs/architecture.md §7.6 "Short slices for the threads that
- * answer"). The share of the cores a thread gets does not change: its weight (nice value) stays
+ * the Jacobi sample, 5–12% of the daemon's I/O loop wake-ups waited more than 100 µs for a core
+ * and 1% more than 1.7–3.2 ms (docs/architecture.md §7.5b "Short slices for the threads
+ * that answer"). The share of the cores a thread gets does not change: its weight (nice value) stays
  * as it was; only when it runs changes.
  *
- * <p>The slice is {@value #DEFAULT_MICROS} µs unless the system property {@value #PROPERTY} says
- * otherwise (microseconds; {@code 0} leaves every thread's slice alone). Where the kernel cannot
+ * <p>Opt-in: the system property {@value #PROPERTY} gives the slice in microseconds ({@value
+ * #SHORTEST_MICROS}, the shortest the kernel grants, is what was measured); the default, {@code 0},
+ * leaves every thread's slice alone. Measured on 2 cores, the slice shortened the daemon's
+ * wake-ups while both cores computed, but no end-to-end figure improved and the single client's
+ * remote {@code getLong} came out slower in 6 of 7 alternating pairs (docs/benchmarks.md "Short
+ * slices for the threads that answer"), so it is not on by default. Where the kernel cannot
  * (not Linux, an older kernel, no native access, a real-time or idle policy) nothing changes and
  * {@link #applyToCurrentThread()} says so; it never throws.
  */
 public final class LatencySlice {
-    /** System property {@value}: the slice in microseconds, {@code 0} for none. */
+    /** System property {@value}: the slice in microseconds, {@code 0} (the default) for none. */
     public static final String PROPERTY = "softcmi.sched.sliceMicros";
-    /** The default slice, in microseconds: the shortest the kernel grants. */
-    public static final long DEFAULT_MICROS = 100;
+    /** The shortest slice the kernel grants, in microseconds: the one measured. */
+    public static final long SHORTEST_MICROS = 100;
     private static final int SCHED_OTHER = 0;
     private static final int SCHED_BATCH = 3;
     /** {@code struct sched_attr} (size 56 from Linux 4.13): size, policy, flags, nice, priority, runtime, deadline, period, util min, util max. */
@@ -41,7 +45,7 @@ public final class LatencySlice {
     private static final long OFFSET_RUNTIME = 24;
     private static final long[] SYSCALLS = syscallNumbers();
     private static final MethodHandle SYSCALL = syscall();
-    private static final long SLICE_NANOS = Math.max(0, Long.getLong(PROPERTY, DEFAULT_MICROS)) * 1000;
+    private static final long SLICE_NANOS = Math.max(0, Long.getLong(PROPERTY, 0)) * 1000;
     private static final AtomicInteger APPLIED = new AtomicInteger();
 
     private LatencySlice() {

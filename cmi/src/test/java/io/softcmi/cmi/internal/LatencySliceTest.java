@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The short slice of the threads that answer: it reaches the kernel for the calling thread only,
- * and leaves the thread's nice value as it was. Each case runs on a fresh platform thread, so the
+ * leaves the thread's nice value as it was, and is not asked for unless configured. Each case runs on a fresh platform thread, so the
  * test runner's threads keep their own slices.
  */
 class LatencySliceTest {
-    private static final long DEFAULT = LatencySlice.DEFAULT_MICROS * 1000;
+    private static final long SHORT = LatencySlice.SHORTEST_MICROS * 1000;
 
     @BeforeAll
     static void kernelReportsSlices() throws Exception {
@@ -31,39 +31,50 @@ class LatencySliceTest {
         long[] before = new long[1];
         long after = onFreshThread(() -> {
             before[0] = LatencySlice.currentSliceNanos();
-            assertTrue(LatencySlice.applyToCurrentThread(), "the kernel took the slice");
+            assertTrue(LatencySlice.setCurrent(SHORT), "the kernel took the slice");
             return LatencySlice.currentSliceNanos();
         });
-        assertEquals(DEFAULT, LatencySlice.configuredNanos());
-        assertNotEquals(DEFAULT, before[0], "a fresh thread starts with the kernel's default slice");
-        assertEquals(DEFAULT, after);
-        assertTrue(LatencySlice.threadsApplied() >= 1);
+        assertNotEquals(SHORT, before[0], "a fresh thread starts with the kernel's default slice");
+        assertEquals(SHORT, after);
+    }
+
+    @Test
+    void shouldChangeNothingUnlessAsked() throws Exception {
+        assertEquals(0, LatencySlice.configuredNanos(), "off by default");
+        long[] result = onFreshThread(() -> {
+            long before = LatencySlice.currentSliceNanos();
+            boolean applied = LatencySlice.applyToCurrentThread();
+            return new long[] {before, LatencySlice.currentSliceNanos(), applied ? 1 : 0};
+        });
+        assertEquals(result[0], result[1]);
+        assertEquals(0, result[2]);
+        assertEquals(0, LatencySlice.threadsApplied());
     }
 
     @Test
     void shouldLeaveOtherThreadsAlone() throws Exception {
         long untouched = onFreshThread(LatencySlice::currentSliceNanos);
-        onFreshThread(LatencySlice::applyToCurrentThread);
+        onFreshThread(() -> LatencySlice.setCurrent(SHORT));
         assertEquals(untouched, onFreshThread(LatencySlice::currentSliceNanos));
-        assertNotEquals(DEFAULT, untouched);
+        assertNotEquals(SHORT, untouched);
     }
 
     @Test
     void shouldKeepTheThreadsNiceValue() throws Exception {
         long[] result = onFreshThread(() -> {
             assertTrue(LatencySlice.setCurrentNice(4));
-            assertTrue(LatencySlice.applyToCurrentThread());
+            assertTrue(LatencySlice.setCurrent(SHORT));
             return new long[] {LatencySlice.currentNice(), LatencySlice.currentSliceNanos()};
         });
         assertEquals(4, result[0], "nice value");
-        assertEquals(DEFAULT, result[1], "slice");
+        assertEquals(SHORT, result[1], "slice");
     }
 
     @Test
     void shouldGoBackToTheKernelsDefault() throws Exception {
         long[] result = onFreshThread(() -> {
             long original = LatencySlice.currentSliceNanos();
-            assertTrue(LatencySlice.applyToCurrentThread());
+            assertTrue(LatencySlice.setCurrent(SHORT));
             assertTrue(LatencySlice.setCurrent(0));
             return new long[] {original, LatencySlice.currentSliceNanos()};
         });
