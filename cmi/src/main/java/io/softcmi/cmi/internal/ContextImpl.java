@@ -32,14 +32,13 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A CMI context ({@code cmi_ctxt}): one process's session with its node. Control calls go to the
  * node over {@link NodeChannel}; loads and stores of local segments go straight to the mapping.
  *
- * <p>Thread association ({@code ini_th}/{@code fini}) is per thread and checked on every call;
- * when the last associated thread calls {@code fini}, the context ends: its mappings are unmapped
+ * <p>Thread association ({@code ini_th}/{@code fini}) is per thread and checked on every call
+ * ({@link ContextThreads}); when the last associated thread calls {@code fini}, the context ends: its mappings are unmapped
  * and its connection closed, which the node treats exactly like the process exiting.
  */
 final class ContextImpl implements CmiContext {
@@ -52,7 +51,7 @@ final class ContextImpl implements CmiContext {
     private final long sessionId;
     private final NodeAddress nodeAddress;
     private final Tracer tracer;
-    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final ContextThreads threads;
     private final ContextMappings mappings;
     private final RemoteConnections connections;
     private final SegmentDirectory segments;
@@ -68,12 +67,8 @@ final class ContextImpl implements CmiContext {
     private final SharingCalls sharing;
     private final ControlCalls control;
     private final MemoryOrdering memory;
-    private final Object lifecycle = new Object();
-    /** The last thread that passed the association check; a cache for the data-path calls. */
-    private Thread lastCheckedThread;
     private volatile boolean clientConsist;
     private volatile Duration reconfTimeout = Duration.ofSeconds(10);
-    private volatile boolean closed;
 
     ContextImpl(NodeChannel channel, CmiVersion version, ControlMessage.HelloReply hello, Tracer tracer) {
         this.channel = channel;
@@ -81,6 +76,7 @@ final class ContextImpl implements CmiContext {
         this.sessionId = hello.sessionId();
         this.nodeAddress = HandleCodec.nodeAddress(hello.nodeAddress());
         this.tracer = tracer;
+        this.threads = new ContextThreads(this, tracer);
         this.connections = new RemoteConnections(channel, tracer, () -> reconfTimeout.toNanos());
         this.segments = new SegmentDirectory(channel, nodeAddress);
         this.mappings = new ContextMappings(this, channel);
@@ -99,88 +95,20 @@ final class ContextImpl implements CmiContext {
     // ---- thread association ----
 
     void bind(ThreadState ts) {
-        threads.add(Thread.currentThread());
-        ts.context = this;
-    }
-
-    /** Checks the calling thread for a control call and clears its last error. */
-    private ThreadState enter(TraceFacility facility, String call) {
-        ThreadState ts = ThreadState.current();
-        if (ts.context != this) {
-            throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context (" + call + ")");
-        }
-        if (closed) {
-            throw Errors.fail(CmiError.INVAL, "context is finalized (" + call + ")");
-        }
-        ts.lastError = null;
-        tracer.trace(facility, TraceLevel.DEBUG, call);
-        return ts;
-    }
-
-    /**
-     * {@link #enter(TraceFacility, String)} for a call about one subject: the trace line (and the
-     * subject's {@code toString}) is built only when the call is traced or refused, not on every
-     * call ({@code segStatus} in a loop spent about as long on it as the node on the request).
-     */
-    private ThreadState enter(TraceFacility facility, String call, Object subject) {
-        ThreadState ts = ThreadState.current();
-        if (ts.context != this || closed || tracer.enabled(facility, TraceLevel.DEBUG)) {
-            return enter(facility, call + " " + subject);
-        }
-        ts.lastError = null;
-        return ts;
-    }
-
-    /** The association check for data-path calls ({@code atm_cas}, barriers): no ThreadLocal when cached. */
-    private void checkThreadFast() {
-        Thread t = Thread.currentThread();
-        if (t != lastCheckedThread) {
-            ThreadState ts = ThreadState.current();
-            if (ts.context != this) {
-                throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context");
-            }
-            lastCheckedThread = t;
-        }
+        threads.bind(ts);
     }
 
     @Override
     public void iniTh() {
-        ThreadState ts = ThreadState.current();
-        if (ts.context != null) {
-            throw Errors.fail(CmiError.BOUND, "calling thread is already associated with a context");
-        }
-        synchronized (lifecycle) {
-            if (closed) {
-                throw Errors.fail(CmiError.INVAL, "context is finalized");
-            }
-            bind(ts);
-        }
-        ts.lastError = null;
-        tracer.trace(TraceFacility.INI, TraceLevel.INFO, "ini_th " + Thread.currentThread().getName());
+        threads.join();
     }
 
     @Override
     public void fini() {
-        ThreadState ts = ThreadState.current();
-        if (ts.context != this) {
-            throw Errors.fail(ts.context == null ? CmiError.INIT : CmiError.INVAL,
-                "calling thread is not associated with this context (fini)");
-        }
-        Thread me = Thread.currentThread();
-        if (lastCheckedThread == me) {
-            lastCheckedThread = null;
-        }
-        ts.context = null;
-        ts.enabled = false;
+        threads.detach();
         forgetEnabledThread();
-        ts.epoch = null;
-        ts.lastError = null;
-        tracer.trace(TraceFacility.INI, TraceLevel.INFO, "fini " + me.getName());
-        synchronized (lifecycle) {
-            threads.remove(me);
-            if (threads.isEmpty()) {
-                end();
-            }
+        if (threads.leave()) {
+            end();
         }
     }
 
@@ -191,7 +119,6 @@ final class ContextImpl implements CmiContext {
 
     /** Ends the context: unmaps everything and closes the session (the node applies lifetime rules). */
     private void end() {
-        closed = true;
         boolean cleanEnd = true;
         try {
             remoteCache.close();
@@ -215,7 +142,7 @@ final class ContextImpl implements CmiContext {
     }
 
     private void onConnectionClosed() {
-        if (!closed) {
+        if (!threads.ended()) {
             tracer.trace(TraceFacility.INI, TraceLevel.ERROR, "connection to the CMI node was lost");
         }
     }
@@ -318,74 +245,74 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public CmiSegment segGet(long size, Set<SegFlag> flags) {
-        enter(TraceFacility.SEG, "seg_get " + size + " " + flags);
+        threads.enter(TraceFacility.SEG, "seg_get " + size + " " + flags);
         return segmentCalls.segGet(size, flags, clientConsist);
     }
 
     @Override
     public CmiSegment segFromId(long id) {
-        enter(TraceFacility.SEG, "seg_from_id", id);
+        threads.enter(TraceFacility.SEG, "seg_from_id", id);
         return segments.lookup(id);
     }
 
     @Override
     public CmiMapping segAt(CmiSegment seg, Set<AttachFlag> flags) {
-        enter(TraceFacility.SEG, "seg_at " + seg + " " + flags);
+        threads.enter(TraceFacility.SEG, "seg_at " + seg + " " + flags);
         SegmentImpl s = own(Errors.checkNotNull(seg, "segment"));
         return mappings.attach(s, Errors.checkNotNull(flags, "flags").contains(AttachFlag.READ));
     }
 
     @Override
     public void segDt(CmiMapping mapping) {
-        enter(TraceFacility.SEG, "seg_dt", mapping);
+        threads.enter(TraceFacility.SEG, "seg_dt", mapping);
         mappings.detach(mapping);
     }
 
     @Override
     public RemoteSegmentHandle segExp(CmiSegment seg, Set<ExportAttr> attrs) {
-        enter(TraceFacility.SEG, "seg_exp " + seg + " " + attrs);
+        threads.enter(TraceFacility.SEG, "seg_exp " + seg + " " + attrs);
         return sharing.segExp(seg, attrs);
     }
 
     @Override
     public void rsegDel(RemoteSegmentHandle rseg) {
-        enter(TraceFacility.SEG, "rseg_del");
+        threads.enter(TraceFacility.SEG, "rseg_del");
         sharing.rsegDel(rseg);
     }
 
     @Override
     public CmiSegment segImp(RemoteSegmentHandle rseg) {
-        enter(TraceFacility.SEG, "seg_imp");
+        threads.enter(TraceFacility.SEG, "seg_imp");
         return sharing.segImp(rseg);
     }
 
     @Override
     public void segRemove(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RM)", seg);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RM)", seg);
         channel.call(new ControlMessage.SegRemove(own(Errors.checkNotNull(seg, "segment")).id()), Ok.class);
     }
 
     @Override
     public void segSetToken(CmiSegment imported, CmiToken token) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_TOKEN)", imported);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_TOKEN)", imported);
         sharing.segSetToken(imported, token);
     }
 
     @Override
     public SegStatus segStatus(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS)", seg);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_STATUS)", seg);
         return segmentCalls.segStatus(seg);
     }
 
     @Override
     public Optional<SegRange> segCheck(CmiSegment seg, long offset, long length) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_CHECK)", seg);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_CHECK)", seg);
         return segmentCalls.segCheck(seg, offset, length);
     }
 
     @Override
     public void segRecover(CmiSegment seg, long offset, long length) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RECO)", seg);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_RECO)", seg);
         segmentCalls.segRecover(seg, offset, length);
         // The node's notice of the new ranges may come after its reply: this process's attaches
         // see the range consistent as soon as the call returns.
@@ -394,13 +321,13 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void segBreak(CmiSegment seg, long breakSize) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_BRK) " + seg + " " + breakSize);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_BRK) " + seg + " " + breakSize);
         segmentCalls.segBreak(seg, breakSize);
     }
 
     @Override
     public SegInfo segInfo(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_INFO)", seg);
+        threads.enter(TraceFacility.CTRL, "seg_ctl(CMI_SEG_INFO)", seg);
         return segmentCalls.segInfo(seg);
     }
 
@@ -408,19 +335,19 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public CmiToken tokNew(CmiSegment seg, NodeAddress node, Set<Access> access) {
-        enter(TraceFacility.TOK, "tok_new", seg);
+        threads.enter(TraceFacility.TOK, "tok_new", seg);
         return sharing.newToken(seg, node, access, 0, 0);
     }
 
     @Override
     public CmiToken tokNewRange(CmiSegment seg, long offset, long size, NodeAddress node, Set<Access> access) {
-        enter(TraceFacility.TOK, "tok_newva", seg);
+        threads.enter(TraceFacility.TOK, "tok_newva", seg);
         return sharing.tokNewRange(seg, offset, size, node, access);
     }
 
     @Override
     public void tokDel(CmiToken token) {
-        enter(TraceFacility.TOK, "tok_del");
+        threads.enter(TraceFacility.TOK, "tok_del");
         sharing.tokDel(token);
     }
 
@@ -428,19 +355,19 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public long attrRsegSize(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_RSEG_SIZE)");
+        threads.enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_RSEG_SIZE)");
         return segmentCalls.attrRsegSize(seg);
     }
 
     @Override
     public long attrTokenSize(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_TOKEN_SIZE)");
+        threads.enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_TOKEN_SIZE)");
         return segmentCalls.attrTokenSize(seg);
     }
 
     @Override
     public long attrNodeAddrSize() {
-        enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_NODEADDR_SIZE)");
+        threads.enter(TraceFacility.CTRL, "attr_get(CMI_ATTR_NODEADDR_SIZE)");
         return nodeAddress.toBytes().length;
     }
 
@@ -448,13 +375,13 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public CmiInfo ctlInfo() {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_INFO)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_INFO)");
         return control.info();
     }
 
     @Override
     public void ctlCacheRsegSet(CmiSegment segOrAll, long bytes) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CACHE_RSEG_SET)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CACHE_RSEG_SET)");
         Errors.checkNotNegative(bytes, "cache size");
         long id = Errors.checkNotNull(segOrAll, "segment") == CmiSegment.ALL ? -1 : own(segOrAll).id();
         channel.call(new ControlMessage.CacheRsegSet(id, bytes), Ok.class);
@@ -463,7 +390,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public long ctlCacheRsegGet(CmiSegment seg) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CACHE_RSEG_GET)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CACHE_RSEG_GET)");
         if (Errors.checkNotNull(seg, "segment") == CmiSegment.ALL) {
             throw Errors.fail(CmiError.INVAL, "CMI_SEG_ALL cannot be used to query the cache size");
         }
@@ -472,7 +399,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void ctlReconfTimeout(Duration timeout) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_RECONF_TOUT)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_RECONF_TOUT)");
         if (Errors.checkNotNull(timeout, "timeout").isNegative() || timeout.isZero()) {
             throw Errors.fail(CmiError.INVAL, "reconfiguration timeout must be positive: " + timeout);
         }
@@ -485,37 +412,37 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void ctlClientConsist() {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CLIENT_CONSIST)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_CLIENT_CONSIST)");
         clientConsist = true;
     }
 
     @Override
     public void ctlNodeCmapGet(long requestId) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_CMAP_GET)", requestId);
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_CMAP_GET)", requestId);
         control.nodeCmapGet(requestId);
     }
 
     @Override
     public Reservation ctlMemReserve(long bytes) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE)", bytes);
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE)", bytes);
         return control.memReserve(bytes);
     }
 
     @Override
     public void ctlMemReserveDel() {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_DEL)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_DEL)");
         channel.call(new ControlMessage.MemReserveDelete(), Ok.class);
     }
 
     @Override
     public void ctlMemReserveSet(long key) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_SET)", key);
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_MEM_RESERVE_SET)", key);
         channel.call(new ControlMessage.MemReserveSet(key), Ok.class);
     }
 
     @Override
     public int[] ctlNodeAddrCmp(NodeAddress node, List<NodeAddress> candidates) {
-        enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_ADDR_CMP)");
+        threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_NODE_ADDR_CMP)");
         return ControlCalls.nodeAddrCmp(node, candidates);
     }
 
@@ -523,7 +450,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void enable(boolean on) {
-        ThreadState ts = enter(TraceFacility.MEM, "cmi_enb", on);
+        ThreadState ts = threads.enter(TraceFacility.MEM, "cmi_enb", on);
         ts.enabled = on;
         if (!on) {
             forgetEnabledThread();
@@ -537,60 +464,60 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public long atmCas(CmiMapping m, long offset, long cmpval, long swpval) {
-        checkThreadFast();
+        threads.checkFast();
         return memory.atmCas(m, offset, cmpval, swpval);
     }
 
     @Override
     public void cflush(List<CmiAddress> addresses) {
-        enter(TraceFacility.MEM, "cflush");
+        threads.enter(TraceFacility.MEM, "cflush");
         memory.cflush(addresses);
     }
 
     @Override
     public void mb() {
-        checkThreadFast();
+        threads.checkFast();
         memory.mb();
     }
 
     @Override
     public void rmb() {
-        checkThreadFast();
+        threads.checkFast();
         memory.rmb();
     }
 
     @Override
     public void wmb() {
-        checkThreadFast();
+        threads.checkFast();
         memory.wmb();
     }
 
     @Override
     public FlushEpoch openFb() {
-        return memory.openFb(enter(TraceFacility.MEM, "open_fb"));
+        return memory.openFb(threads.enter(TraceFacility.MEM, "open_fb"));
     }
 
     @Override
     public void flushFb(FlushEpoch epoch) {
-        memory.flushFb(enter(TraceFacility.MEM, "flush_fb"), epoch);
+        memory.flushFb(threads.enter(TraceFacility.MEM, "flush_fb"), epoch);
     }
 
     @Override
     public void closeFb(FlushEpoch epoch) {
-        memory.closeFb(enter(TraceFacility.MEM, "close_fb"), epoch);
+        memory.closeFb(threads.enter(TraceFacility.MEM, "close_fb"), epoch);
     }
 
     // ---- events ----
 
     @Override
     public CmiEvent evtGet() {
-        enter(TraceFacility.EVT, "evt_get");
+        threads.enter(TraceFacility.EVT, "evt_get");
         return events.poll();
     }
 
     @Override
     public CmiEvent evtGet(Duration timeout) {
-        enter(TraceFacility.EVT, "evt_get(timeout)");
+        threads.enter(TraceFacility.EVT, "evt_get(timeout)");
         Errors.checkNotNull(timeout, "timeout");
         try {
             return events.poll(timeout);
@@ -602,7 +529,7 @@ final class ContextImpl implements CmiContext {
 
     @Override
     public void evtRet(CmiEvent event, EventReturn status) {
-        enter(TraceFacility.EVT, "evt_ret", status);
+        threads.enter(TraceFacility.EVT, "evt_ret", status);
         Errors.checkNotNull(status, "status");
         events.giveBack(event);
         if (status == EventReturn.ERROR) {
