@@ -32,6 +32,8 @@ public final class Job {
     private final Debug debug;
     private final Departures departures;
     private long barriers;
+    /** The rank this process posts to in each round of a barrier ({@link Dissemination#targets}). */
+    private final int[] barrierTargets;
     private volatile Runnable abnormalEnd = () -> { };
 
     private Job(JobEnv env, CmiContext ctx, Segments segments, Bootstrap ownBootstrap, Segments.Foreign bootForeign,
@@ -47,6 +49,7 @@ public final class Job {
         this.controls[env.rank()] = control.map();
         this.debug = debug;
         this.departures = new Departures(ctx, boot, env.rank(), env.size());
+        this.barrierTargets = Dissemination.targets(env.rank(), env.procNode());
         this.waker = "poll".equals(System.getenv("SMI_WAKER")) ? new PollingWaker(ctx, control.map(), this::checkWait)
             : new NotifyWaker(ctx, control.map(), this::checkWait);
     }
@@ -244,10 +247,11 @@ public final class Job {
     }
 
     /**
-     * {@code SMI_Barrier}: a dissemination barrier ({@link Dissemination}). In round
+     * {@code SMI_Barrier}: a dissemination barrier ({@link Dissemination}, ranks interleaved by
+     * node so that, with two nodes, only the first round crosses between them). In round
      * {@code i} (of ceil(log2 N)) this process posts the barrier's number into word {@code i} of
-     * process {@code (rank + 2^i) mod N}'s control segment and waits until process
-     * {@code (rank - 2^i) mod N} has posted it into its own, on local memory. Every process
+     * the control segment of the process {@code 2^i} positions on and waits until the one
+     * {@code 2^i} positions back has posted it into its own, on local memory. Every process
      * makes one post per round, and after the last round it has heard, directly or through
      * others, from every process: one round trip per round on each process's critical path
      * (one for two processes), no central counter. The words only grow (barrier k posts k), so
@@ -266,12 +270,11 @@ public final class Job {
             ctx.mb();
             return;
         }
-        int rank = env.rank();
         waitingAt = k;
         try {
-            for (int round = 0; round < Dissemination.rounds(n); round++) {
+            for (int round = 0; round < barrierTargets.length; round++) {
                 long word = Layout.CTRL_BARRIER_ROUND + 8L * round;
-                waker.post(controls[Dissemination.to(rank, n, round)], word, k);
+                waker.post(controls[barrierTargets[round]], word, k);
                 waker.awaitLocal(word, v -> v >= k);
             }
         } finally {
