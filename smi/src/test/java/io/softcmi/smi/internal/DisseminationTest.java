@@ -35,15 +35,10 @@ class DisseminationTest {
     void shouldLetEveryProcessHearFromEveryOtherAfterTheLastRound() {
         for (int n = 1; n <= 70; n++) {
             // heard[r]: the processes whose arrival r knows of (itself first).
-            BitSet[] heard = new BitSet[n];
-            for (int r = 0; r < n; r++) {
-                heard[r] = new BitSet();
-                heard[r].set(r);
-            }
+            BitSet[] heard = eachKnowingItself(n);
             for (int round = 0; round < Dissemination.rounds(n); round++) {
-                BitSet[] next = new BitSet[n];
+                BitSet[] next = copy(heard);
                 for (int r = 0; r < n; r++) {
-                    next[r] = (BitSet) heard[r].clone();
                     // What r's poster knew when it posted in this round.
                     next[r].or(heard[Dissemination.from(r, n, round)]);
                 }
@@ -89,17 +84,10 @@ class DisseminationTest {
                     for (int r = 0; r < n; r++) {
                         targets[r] = Dissemination.targets(r, procNode);
                     }
-                    BitSet[] heard = new BitSet[n];
-                    for (int r = 0; r < n; r++) {
-                        heard[r] = new BitSet();
-                        heard[r].set(r);
-                    }
+                    BitSet[] heard = eachKnowingItself(n);
                     for (int round = 0; round < Dissemination.rounds(n); round++) {
-                        BitSet[] next = new BitSet[n];
+                        BitSet[] next = copy(heard);
                         int[] posts = new int[n];
-                        for (int r = 0; r < n; r++) {
-                            next[r] = (BitSet) heard[r].clone();
-                        }
                         for (int r = 0; r < n; r++) {
                             next[targets[r][round]].or(heard[r]);
                             posts[targets[r][round]]++;
@@ -115,6 +103,23 @@ class DisseminationTest {
                 }
             }
         }
+    }
+
+    private static BitSet[] eachKnowingItself(int n) {
+        BitSet[] heard = new BitSet[n];
+        for (int r = 0; r < n; r++) {
+            heard[r] = new BitSet();
+            heard[r].set(r);
+        }
+        return heard;
+    }
+
+    private static BitSet[] copy(BitSet[] sets) {
+        BitSet[] copy = new BitSet[sets.length];
+        for (int r = 0; r < sets.length; r++) {
+            copy[r] = (BitSet) sets[r].clone();
+        }
+        return copy;
     }
 
     /** @return the node of each rank for nodes of the given sizes (empty nodes skipped), ranks grouped by node */
