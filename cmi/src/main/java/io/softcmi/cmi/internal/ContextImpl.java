@@ -38,8 +38,9 @@ import java.util.Set;
  * node over {@link NodeChannel}; loads and stores of local segments go straight to the mapping.
  *
  * <p>Thread association ({@code ini_th}/{@code fini}) is per thread and checked on every call
- * ({@link ContextThreads}); when the last associated thread calls {@code fini}, the context ends: its mappings are unmapped
- * and its connection closed, which the node treats exactly like the process exiting.
+ * ({@link ContextThreads}); when the last associated thread calls {@code fini}, the context ends:
+ * its mappings are unmapped and its connection closed, which the node treats exactly like the
+ * process exiting.
  */
 final class ContextImpl implements CmiContext {
     private static final Set<CmiCapability> CAPABILITIES = Set.copyOf(EnumSet.of(

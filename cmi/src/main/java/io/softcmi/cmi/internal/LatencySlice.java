@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as it was; only when it runs changes.
  *
  * <p>Opt-in: the system property {@value #PROPERTY} gives the slice in microseconds ({@value
- * #SHORTEST_MICROS}, the shortest the kernel grants, is what was measured); the default, {@code 0},
- * leaves every thread's slice alone. Measured on 2 cores, the slice shortened the daemon's
+ * #SHORTEST_MICROS}, the shortest the kernel grants, is what was measured; values outside 100 µs
+ * to 100 ms are brought within them); the default, {@code 0}, leaves every thread's slice alone. Measured on 2 cores, the slice shortened the daemon's
  * wake-ups while both cores computed, but no end-to-end figure improved and the single client's
  * remote {@code getLong} came out slower in 6 of 7 alternating pairs (docs/benchmarks.md "Short
  * slices for the threads that answer"), so it is not on by default. Where the kernel cannot
@@ -45,7 +45,9 @@ public final class LatencySlice {
     private static final long OFFSET_RUNTIME = 24;
     private static final long[] SYSCALLS = syscallNumbers();
     private static final MethodHandle SYSCALL = syscall();
-    private static final long SLICE_NANOS = Math.max(0, Long.getLong(PROPERTY, 0)) * 1000;
+    /** The longest slice the kernel grants, in microseconds. */
+    private static final long LONGEST_MICROS = 100_000;
+    private static final long SLICE_NANOS = sliceNanos(Long.getLong(PROPERTY, 0));
     private static final AtomicInteger APPLIED = new AtomicInteger();
 
     private LatencySlice() {
@@ -65,6 +67,14 @@ public final class LatencySlice {
             APPLIED.incrementAndGet();
         }
         return done;
+    }
+
+    /**
+     * @param micros the configured slice in microseconds
+     * @return it in nanoseconds, within what the kernel grants (0.1–100 ms), or 0 for none
+     */
+    static long sliceNanos(long micros) {
+        return micros <= 0 ? 0 : Math.clamp(micros, SHORTEST_MICROS, LONGEST_MICROS) * 1000;
     }
 
     /** @return the slice this process asks for, in nanoseconds (0: none) */

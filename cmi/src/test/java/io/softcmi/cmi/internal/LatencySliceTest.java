@@ -39,6 +39,15 @@ class LatencySliceTest {
     }
 
     @Test
+    void shouldAskForASliceTheKernelGrants() {
+        assertEquals(0, LatencySlice.sliceNanos(0));
+        assertEquals(0, LatencySlice.sliceNanos(-5));
+        assertEquals(SHORT, LatencySlice.sliceNanos(20), "raised to the shortest");
+        assertEquals(250_000, LatencySlice.sliceNanos(250));
+        assertEquals(100_000_000, LatencySlice.sliceNanos(1_000_000), "lowered to the longest");
+    }
+
+    @Test
     void shouldChangeNothingUnlessAsked() throws Exception {
         assertEquals(0, LatencySlice.configuredNanos(), "off by default");
         long[] result = onFreshThread(() -> {
