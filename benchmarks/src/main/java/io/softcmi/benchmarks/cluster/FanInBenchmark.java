@@ -38,8 +38,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.cluster.FanInBenchmark \
- *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy | --threads] [--io-threads N] [--csv FILE] [--png FILE]
+ *     [--contexts 1,2,4,8,16,32,64] [--procs 1,4] [--seconds 2] [--busy | --threads] [--rounds K] [--io-threads N]
+ *     [--csv FILE] [--png FILE]
  * </pre>
+ *
+ * <p>{@code --rounds K} (fan-in and busy) measures each point K times, softcmi and raw alternating
+ * (fan-in: softcmi first in odd rounds, raw first in even ones), and after the rounds prints the
+ * median and range of the ratios the issue's targets name ({@link RoundRatios}): fan-in ops/s and
+ * p99 against the raw server; busy p50 and p99 against the better of the two raw ping-pongs. The
+ * CSV and the plot take the first round.
  */
 public final class FanInBenchmark {
     /** Milliseconds the workers run untimed before each point ({@code -Dbench.fanin.warmUpMs=N}, default 1500). */
@@ -72,6 +79,7 @@ public final class FanInBenchmark {
         Path csv = null;
         Path png = null;
         String ioThreads = "0";
+        int rounds = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--contexts" -> contexts = ints(args[++i]);
@@ -82,6 +90,7 @@ public final class FanInBenchmark {
                 case "--csv" -> csv = Path.of(args[++i]);
                 case "--png" -> png = Path.of(args[++i]);
                 case "--io-threads" -> ioThreads = args[++i];
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -130,12 +139,25 @@ public final class FanInBenchmark {
                 Process burner = ChildProcesses.start(l -> l.startsWith("BURNING"), List.of(), Burner.class.getName());
                 try {
                     Thread.sleep(500);
-                    points.add(print(run("busy: softcmi getLong", dir, 1, 1, durationMs, "cmi", homeDaemon,
-                        new String[] {node2, handleFile.toString()}, List.of())));
-                    points.add(print(run("busy: raw TCP polling", dir, 1, 1, durationMs, "rawpoll", rawPollServer,
-                        new String[] {Integer.toString(rawPollPort)}, List.of())));
-                    points.add(print(run("busy: raw TCP blocking", dir, 1, 1, durationMs, "raw", rawServer,
-                        new String[] {Integer.toString(rawPort)}, List.of())));
+                    RoundRatios p50 = new RoundRatios("busy p50, softcmi / the better raw");
+                    RoundRatios p99 = new RoundRatios("busy p99, softcmi / the better raw");
+                    for (int r = 0; r < rounds; r++) {
+                        Point soft = print(run("busy: softcmi getLong", dir, 1, 1, durationMs, "cmi", homeDaemon,
+                            new String[] {node2, handleFile.toString()}, List.of()));
+                        Point poll = print(run("busy: raw TCP polling", dir, 1, 1, durationMs, "rawpoll", rawPollServer,
+                            new String[] {Integer.toString(rawPollPort)}, List.of()));
+                        Point block = print(run("busy: raw TCP blocking", dir, 1, 1, durationMs, "raw", rawServer,
+                            new String[] {Integer.toString(rawPort)}, List.of()));
+                        if (r == 0) {
+                            points.addAll(List.of(soft, poll, block));
+                        }
+                        p50.add(soft.p50us() / Math.min(poll.p50us(), block.p50us()));
+                        p99.add(soft.p99us() / Math.min(poll.p99us(), block.p99us()));
+                    }
+                    if (rounds > 1) {
+                        System.out.println(p50.summary());
+                        System.out.println(p99.summary());
+                    }
                 } finally {
                     burner.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
@@ -145,10 +167,31 @@ public final class FanInBenchmark {
                         if (p > c) {
                             continue;
                         }
-                        points.add(print(run("softcmi getLong", dir, c, p, durationMs, "cmi", homeDaemon,
-                            new String[] {node2, handleFile.toString()}, List.of())));
-                        points.add(print(run("raw TCP blocking server", dir, c, p, durationMs, "raw", rawServer,
-                            new String[] {Integer.toString(rawPort)}, List.of())));
+                        String point = c + " contexts, " + p + (p == 1 ? " process" : " processes");
+                        RoundRatios ops = new RoundRatios("ops/s, softcmi / raw server, " + point);
+                        RoundRatios p99 = new RoundRatios("p99, softcmi / raw server, " + point);
+                        for (int r = 0; r < rounds; r++) {
+                            Point soft = null;
+                            Point raw = null;
+                            for (int k = 0; k < 2; k++) {
+                                if ((k == 0) == (r % 2 == 0)) {
+                                    soft = print(run("softcmi getLong", dir, c, p, durationMs, "cmi", homeDaemon,
+                                        new String[] {node2, handleFile.toString()}, List.of()));
+                                } else {
+                                    raw = print(run("raw TCP blocking server", dir, c, p, durationMs, "raw", rawServer,
+                                        new String[] {Integer.toString(rawPort)}, List.of()));
+                                }
+                            }
+                            if (r == 0) {
+                                points.addAll(List.of(soft, raw));
+                            }
+                            ops.add(soft.opsPerSec() / raw.opsPerSec());
+                            p99.add(soft.p99us() / raw.p99us());
+                        }
+                        if (rounds > 1) {
+                            System.out.println(ops.summary());
+                            System.out.println(p99.summary());
+                        }
                     }
                 }
             }
