@@ -26,6 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(120)
 class SchedulingSliceSystemTest {
     private static final long SHORT = 100_000;
+    /** A thread's slice where the kernel reports none ({@code se.slice} is missing before Linux 6.6). */
+    private static final long NOT_REPORTED = -1;
     private static final List<String> SLICED = List.of("-Dsoftcmi.sched.sliceMicros=100");
 
     @RegisterExtension
@@ -35,13 +37,13 @@ class SchedulingSliceSystemTest {
     void shouldRunTheDataLoopsAndTheControlPollerWithTheShortSliceWhenAsked() throws Exception {
         NodeProcess node = resources.own(NodeProcess.start(SLICED, resources.logDir(), "sliced"));
         Map<String, Long> slices = awaitThreads(node.pid(), "cmid-data-io-", "cmid-control-poller");
-        assumeTrue(!slices.isEmpty(), "this kernel does not report scheduling slices");
+        assumeTrue(reported(slices), "this kernel does not report scheduling slices");
         List<String> loops = slices.keySet().stream().filter(n -> n.startsWith("cmid-data-io-")).toList();
         assertFalse(loops.isEmpty(), "data I/O loops: " + slices);
         slices.forEach((thread, slice) -> assertEquals(SHORT, slice, thread + " slice, all: " + slices));
         assertEquals(loops.size(), CmiAdmFigures.dataplane(node, "io_loops_short_slice"));
         long other = sliceOf(node.pid(), "cmid-peer-monitor");
-        assertTrue(other == -1 || other != SHORT, "a thread that does not answer keeps the default slice: " + other);
+        assertTrue(other != SHORT, "a thread that does not answer keeps the default slice: " + other);
     }
 
     @Test
@@ -50,7 +52,7 @@ class SchedulingSliceSystemTest {
         ClientProcess client = resources.own(ClientProcess.start(SLICED, resources.logDir(), "sliced", node.directory()));
         assertTrue(client.request("info").startsWith("INFO "), "the client is connected");
         Map<String, Long> slices = awaitThreads(client.pid(), "softcmi-node-reader");
-        assumeTrue(!slices.isEmpty(), "this kernel does not report scheduling slices");
+        assumeTrue(reported(slices), "this kernel does not report scheduling slices");
         slices.forEach((thread, slice) -> assertEquals(SHORT, slice, thread + " slice"));
         Map<String, Long> application = threadSlices(client.pid(), "java"); // the main thread's comm
         assertFalse(application.isEmpty(), "the client's main thread");
@@ -63,7 +65,7 @@ class SchedulingSliceSystemTest {
         ClientProcess client = resources.client(node);
         assertTrue(client.request("info").startsWith("INFO "), "the client is connected");
         Map<String, Long> slices = awaitThreads(node.pid(), "cmid-data-io-", "cmid-control-poller");
-        assumeTrue(!slices.isEmpty(), "this kernel does not report scheduling slices");
+        assumeTrue(reported(slices), "this kernel does not report scheduling slices");
         slices.putAll(awaitThreads(client.pid(), "softcmi-node-reader"));
         slices.forEach((thread, slice) -> assertTrue(slice != SHORT, thread + " kept the default: " + slices));
         assertEquals(0, CmiAdmFigures.dataplane(node, "io_loops_short_slice"));
@@ -73,7 +75,7 @@ class SchedulingSliceSystemTest {
      * Waits (at most 10 s) until the daemon's threads named by the prefixes have started and taken
      * their slice (a loop asks for it first thing when it runs), and reads each one's slice.
      *
-     * @return thread name to {@code se.slice} in nanoseconds; empty where the kernel reports none
+     * @return thread name to {@code se.slice} in nanoseconds ({@link #NOT_REPORTED} where the kernel reports none)
      */
     private static Map<String, Long> awaitThreads(long pid, String... prefixes) throws Exception {
         Deadline d = Deadline.in(java.time.Duration.ofSeconds(10));
@@ -90,6 +92,10 @@ class SchedulingSliceSystemTest {
         throw new AssertionError("threads " + List.of(prefixes) + " of cmid " + pid + ": " + slices);
     }
 
+    private static boolean reported(Map<String, Long> slices) {
+        return slices.values().stream().allMatch(s -> s != NOT_REPORTED);
+    }
+
     /** @return a thread name as the kernel keeps it ({@code comm}: its first 15 bytes) */
     private static String comm(String name) {
         return name.length() > 15 ? name.substring(0, 15) : name;
@@ -99,7 +105,7 @@ class SchedulingSliceSystemTest {
         return threadSlices(pid, name).values().stream().findFirst().orElse(-1L);
     }
 
-    /** @return name to slice of the process's threads whose name starts with one of the prefixes */
+    /** @return name to slice of the process's threads whose name starts with one of the prefixes ({@link #NOT_REPORTED} if none) */
     private static Map<String, Long> threadSlices(long pid, String... prefixes) throws IOException {
         Map<String, Long> out = new TreeMap<>();
         List<Path> tasks;
@@ -118,8 +124,8 @@ class SchedulingSliceSystemTest {
             if (Stream.of(prefixes).noneMatch(p -> comm.startsWith(comm(p)))) {
                 continue;
             }
-            sched.stream().filter(l -> l.startsWith("se.slice")).findFirst()
-                .ifPresent(l -> out.put(comm + "#" + t.getFileName(), Long.parseLong(l.substring(l.indexOf(':') + 1).strip())));
+            out.put(comm + "#" + t.getFileName(), sched.stream().filter(l -> l.startsWith("se.slice")).findFirst()
+                .map(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip())).orElse(NOT_REPORTED));
         }
         return out;
     }

@@ -43,7 +43,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * <p>{@code --rounds K} (fan-in and busy) measures each point K times, softcmi and raw alternating
- * (fan-in: softcmi first in odd rounds, raw first in even ones), and after the rounds prints the
+ * (fan-in: softcmi first in odd rounds, raw first in even ones; busy: softcmi, the polling and the
+ * blocking ping-pong in that order every round), and after the rounds prints the
  * median and range of the ratios the issue's targets name ({@link RoundRatios}): fan-in ops/s and
  * p99 against the raw server; busy p50 and p99 against the better of the two raw ping-pongs. The
  * CSV and the plot take the first round.
@@ -90,7 +91,12 @@ public final class FanInBenchmark {
                 case "--csv" -> csv = Path.of(args[++i]);
                 case "--png" -> png = Path.of(args[++i]);
                 case "--io-threads" -> ioThreads = args[++i];
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--rounds" -> {
+                    rounds = Integer.parseInt(args[++i]);
+                    if (rounds < 1) {
+                        throw new IllegalArgumentException("--rounds needs at least 1, got " + rounds);
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
