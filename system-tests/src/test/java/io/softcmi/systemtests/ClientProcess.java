@@ -59,11 +59,7 @@ final class ClientProcess implements AutoCloseable {
      * @throws IOException if it cannot be started
      */
     static ClientProcess start(List<String> jvmOptions, Path logDir, String name, Path nodeDirectory) throws IOException {
-        Files.createDirectories(logDir);
-        Process p = ChildJvm.start(List.of(), Workers.class, jvmOptions, List.of(name),
-            Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
-        ClientProcess c = new ClientProcess(name, p, new OutputCapture(name, p.getInputStream(),
-            logDir.resolve("client-" + name + ".log")));
+        ClientProcess c = launch(List.of(), jvmOptions, Workers.class, logDir, name, nodeDirectory);
         try {
             c.awaitReady();
         } catch (RuntimeException | Error e) {
@@ -107,8 +103,13 @@ final class ClientProcess implements AutoCloseable {
      */
     static ClientProcess launch(List<String> prefix, Class<?> worker, Path logDir, String name, Path nodeDirectory)
             throws IOException {
+        return launch(prefix, List.of(), worker, logDir, name, nodeDirectory);
+    }
+
+    private static ClientProcess launch(List<String> prefix, List<String> jvmOptions, Class<?> worker, Path logDir, String name,
+            Path nodeDirectory) throws IOException {
         Files.createDirectories(logDir);
-        Process p = ChildJvm.start(prefix, worker, List.of(), List.of(name),
+        Process p = ChildJvm.start(prefix, worker, jvmOptions, List.of(name),
             Map.of("SOFTCMI_NODE", nodeDirectory.toString()));
         return new ClientProcess(name, p, new OutputCapture(name, p.getInputStream(),
             logDir.resolve("client-" + name + ".log")));

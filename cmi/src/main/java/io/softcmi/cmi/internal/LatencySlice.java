@@ -6,7 +6,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Asks the kernel for a short scheduling slice for the calling thread: the engine's mechanism for
@@ -48,7 +47,6 @@ public final class LatencySlice {
     /** The longest slice the kernel grants, in microseconds. */
     private static final long LONGEST_MICROS = 100_000;
     private static final long SLICE_NANOS = sliceNanos(Long.getLong(PROPERTY, 0));
-    private static final AtomicInteger APPLIED = new AtomicInteger();
 
     private LatencySlice() {
     }
@@ -62,11 +60,7 @@ public final class LatencySlice {
         if (SLICE_NANOS == 0) {
             return false;
         }
-        boolean done = setCurrent(SLICE_NANOS);
-        if (done) {
-            APPLIED.incrementAndGet();
-        }
-        return done;
+        return setCurrent(SLICE_NANOS);
     }
 
     /**
@@ -80,11 +74,6 @@ public final class LatencySlice {
     /** @return the slice this process asks for, in nanoseconds (0: none) */
     public static long configuredNanos() {
         return SLICE_NANOS;
-    }
-
-    /** @return how many threads of this process were given the slice */
-    public static int threadsApplied() {
-        return APPLIED.get();
     }
 
     /**

@@ -81,22 +81,22 @@ final class Dissemination {
     }
 
     /**
-     * @param rank this process's position
+     * @param position this process's position
      * @param n the number of processes
      * @param round the round, from 0
      * @return the position this one posts to in that round
      */
-    static int to(int rank, int n, int round) {
-        return (int) ((rank + (1L << round)) % n);
+    static int to(int position, int n, int round) {
+        return (int) ((position + (1L << round)) % n);
     }
 
     /**
-     * @param rank this process's position
+     * @param position this process's position
      * @param n the number of processes
      * @param round the round, from 0
      * @return the position whose post this one waits for in that round
      */
-    static int from(int rank, int n, int round) {
-        return (int) Math.floorMod(rank - (1L << round), (long) n);
+    static int from(int position, int n, int round) {
+        return (int) Math.floorMod(position - (1L << round), (long) n);
     }
 }
