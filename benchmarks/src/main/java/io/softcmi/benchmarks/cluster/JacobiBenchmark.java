@@ -1,8 +1,12 @@
 package io.softcmi.benchmarks.cluster;
 
 import io.softcmi.samples.JacobiProcesses;
+import io.softcmi.samples.JacobiStencil;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The Jacobi stencil as a whole-cluster benchmark (issue 7, docs/cache.md "The Jacobi sample"):
@@ -21,10 +25,18 @@ import java.util.List;
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
- *      io.softcmi.benchmarks.cluster.JacobiBenchmark [N] [ITERATIONS] [LAYOUT...]
+ *      io.softcmi.benchmarks.cluster.JacobiBenchmark [N] [ITERATIONS] [LAYOUT...] [--rounds K]
  * </pre>
  * N defaults to 2048, ITERATIONS to 100, the layouts ({@code ONE_PROCESS},
  * {@code TWO_PROCESSES_ONE_NODE}, {@code TWO_DAEMONS}) to all three.
+ *
+ * <p>{@code --rounds K} (default 1) measures K - 1 more rounds after the first, each a sequential
+ * run, every floor and every layout, in alternating order (the sequential run first in odd rounds, last in
+ * even ones; the sequential kernel is compiled by then and gets no more warm-up), prints each
+ * round's times and ratios, and at the end the median and range of each one's ratio to the
+ * sequential run of its own round ({@link RoundRatios}). The sequential time on these machines
+ * moves by a third from one minute to the next, so a ratio to a sequential run taken minutes
+ * earlier says less than the median of ratios taken round by round.
  *
  * <p>Before the layouts, in the same run, it measures the machine's own limit for the two-worker
  * shape ({@link RawJacobiFloor}): the same kernel and row split with no softcmi, as two threads
@@ -49,12 +61,17 @@ public final class JacobiBenchmark {
      * @throws IllegalStateException if a distributed result or a floor's differs from the sequential one
      * @throws java.io.IOException if a floor's process fails
      */
-    public static void main(String[] args) throws java.io.IOException {
+    public static void main(String[] args) throws IOException {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 2048;
         int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         List<JacobiProcesses.Layout> layouts = new ArrayList<>();
+        int rounds = 1;
         for (int i = 2; i < args.length; i++) {
-            layouts.add(JacobiProcesses.Layout.valueOf(args[i]));
+            if (args[i].equals("--rounds")) {
+                rounds = rounds(args, ++i);
+            } else {
+                layouts.add(JacobiProcesses.Layout.valueOf(args[i]));
+            }
         }
         if (layouts.isEmpty()) {
             layouts.addAll(List.of(JacobiProcesses.Layout.values()));
@@ -80,6 +97,124 @@ public final class JacobiBenchmark {
         if (!floorsExact || outcomes.stream().anyMatch(o -> o.mismatches() != 0)) {
             throw new IllegalStateException("a distributed result or a floor's differs from the sequential one");
         }
+        if (rounds > 1) {
+            List<Timed> timed = new ArrayList<>();
+            List<Double> firstSeconds = new ArrayList<>();
+            List<RawJacobiFloor.Kind> kinds = floors();
+            for (int k = 0; k < kinds.size(); k++) {
+                timed.add(new Timed(kinds.get(k).description(), floorRun(n, iterations, kinds.get(k), sequential.grid())));
+                firstSeconds.add(floors.get(k + 1).seconds()); // row 0 is the second sequential run
+            }
+            for (int l = 0; l < layouts.size(); l++) {
+                timed.add(new Timed(layouts.get(l).description(), layoutRun(n, iterations, layouts.get(l),
+                    sequential.grid())));
+                firstSeconds.add(outcomes.get(l).seconds());
+            }
+            moreRounds(n, iterations, timed, firstSeconds, sequential, rounds);
+        }
+    }
+
+    /** One configuration timed in every round: a floor or a layout. */
+    private record Timed(String name, Timing timing) {
+    }
+
+    /** Runs a configuration once. */
+    @FunctionalInterface
+    private interface Timing {
+        /**
+         * @return its seconds
+         * @throws IllegalStateException if its result differs from the sequential one
+         */
+        double seconds() throws IOException;
+    }
+
+    /**
+     * Rounds 2 to {@code rounds}: a sequential run and each configuration (the floors, then the
+     * layouts), alternating which goes first, each round's times and ratios printed, then each
+     * configuration's median over all rounds (the first included: {@code firstSeconds}).
+     *
+     * @throws IllegalStateException if a result differs from the first sequential run's
+     */
+    private static void moreRounds(int n, int iterations, List<Timed> timed, List<Double> firstSeconds,
+            JacobiProcesses.Sequential sequential, int rounds) throws IOException {
+        List<RoundRatios> ratios = new ArrayList<>();
+        for (int c = 0; c < timed.size(); c++) {
+            ratios.add(new RoundRatios("time, " + timed.get(c).name() + " / sequential Java"));
+            ratios.get(c).add(firstSeconds.get(c) / sequential.seconds());
+        }
+        for (int r = 2; r <= rounds; r++) {
+            boolean sequentialFirst = r % 2 == 1;
+            double seq = sequentialFirst ? timedSequential(n, iterations, sequential) : 0;
+            double[] seconds = new double[timed.size()];
+            for (int c = 0; c < timed.size(); c++) {
+                seconds[c] = timed.get(c).timing().seconds();
+            }
+            if (!sequentialFirst) {
+                seq = timedSequential(n, iterations, sequential);
+            }
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d (sequential run %s): sequential %.3f s",
+                r, sequentialFirst ? "first" : "last", seq));
+            for (int c = 0; c < timed.size(); c++) {
+                ratios.get(c).add(seconds[c] / seq);
+                line.append(String.format(Locale.ROOT, "; %s %.3f s (%.2f)", timed.get(c).name(), seconds[c],
+                    seconds[c] / seq));
+            }
+            System.out.println(line);
+        }
+        for (RoundRatios r : ratios) {
+            System.out.println(r.summary());
+        }
+    }
+
+    /** @return a layout's run, its worker phases printed, failing if its result differs */
+    private static Timing layoutRun(int n, int iterations, JacobiProcesses.Layout layout, double[][] expected) {
+        return () -> {
+            JacobiProcesses.Outcome o = JacobiProcesses.run(n, iterations, layout, expected);
+            if (o.mismatches() != 0) {
+                throw new IllegalStateException(layout.description() + ": " + o.mismatches()
+                    + " cells differ from the sequential result");
+            }
+            for (String phases : o.phases()) {
+                System.out.println("  " + layout.description() + ": " + phases);
+            }
+            return o.seconds();
+        };
+    }
+
+    /** @return a floor's run, failing if its result differs */
+    private static Timing floorRun(int n, int iterations, RawJacobiFloor.Kind kind, double[][] expected) {
+        return () -> {
+            RawJacobiFloor.Outcome f = RawJacobiFloor.run(kind, n, iterations, expected);
+            if (f.mismatches() != 0) {
+                throw new IllegalStateException(kind.description() + ": " + f.result());
+            }
+            return f.seconds();
+        };
+    }
+
+    /**
+     * @return the seconds of one more sequential run (the kernel is compiled by now: no warm-up)
+     * @throws IllegalStateException if its result differs from {@code reference}'s
+     */
+    private static double timedSequential(int n, int iterations, JacobiProcesses.Sequential reference) {
+        long t0 = System.nanoTime();
+        double[][] grid = JacobiStencil.sequential(n, iterations);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (!Arrays.deepEquals(grid, reference.grid())) {
+            throw new IllegalStateException("a later sequential run differs from the first");
+        }
+        return seconds;
+    }
+
+    private static int rounds(String[] args, int at) {
+        if (at >= args.length) {
+            throw new IllegalArgumentException("--rounds needs a count");
+        }
+        int k = Integer.parseInt(args[at]);
+        if (k < 1) {
+            throw new IllegalArgumentException("--rounds needs at least 1, got " + k);
+        }
+        return k;
     }
 
     /** @return the floors named by {@code bench.jacobiFloors} (all by default, none for {@code none}) */
