@@ -144,12 +144,12 @@ final class RemoteConnection implements AutoCloseable {
             byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
             hello.dst = MemorySegment.ofArray(nonce);
             hello.width = nonce.length;
-            c.writer.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), timeoutNanos);
+            c.writer.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), deadline);
             c.await(hello, deadline);
             if (hello.status == (DataProtocol.STATUS_CHALLENGE & 0xff)) {
                 hello = new Call();
                 c.writer.send(hello, DataProtocol.OP_PROOF, 0, null, 0, 0, 0,
-                    TicketProof.proof(TicketProof.sessionKey(ticket), nonce), deadline - System.nanoTime());
+                    TicketProof.proof(TicketProof.sessionKey(ticket), nonce), deadline);
                 c.await(hello, deadline);
             }
             if (hello.status == STATUS_REFUSED) {
@@ -254,7 +254,7 @@ final class RemoteConnection implements AutoCloseable {
                     c.dst = data;
                     c.dstOffset = at;
                     c.width = n;
-                    writer.send(c, op, segmentId, token, offset + at, n, 0, null, deadline - System.nanoTime());
+                    writer.send(c, op, segmentId, token, offset + at, n, 0, null, deadline);
                 } else {
                     // Every chunk of a larger store names the store's end: the home then knows the
                     // range is being written until that end arrives (in flux if the writer dies).
@@ -287,14 +287,14 @@ final class RemoteConnection implements AutoCloseable {
     /** Sends a CAS without waiting; {@link #await} its call. */
     Call startCas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
         Call c = new Call();
-        writer.send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline);
         return c;
     }
 
     /** Notification extension: asks the home to notify the segment's creator. @return status as for get */
     int notification(long segmentId, TokenImpl token, long offset, long value, long deadline) {
         Call c = new Call();
-        writer.send(c, DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, null, deadline);
         await(c, deadline);
         return c.status;
     }
@@ -322,7 +322,7 @@ final class RemoteConnection implements AutoCloseable {
             Call notice = new Call();
             notice.flags = noticeFlags(waitersOffset);
             writer.send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
-                deadline - System.nanoTime());
+                deadline);
             await(notice, deadline);
             return notice.status;
         }
@@ -428,7 +428,7 @@ final class RemoteConnection implements AutoCloseable {
     Call load(long segmentId, TokenImpl token, long offset, int width, long deadline) {
         Call c = new Call();
         c.width = width;
-        writer.send(c, DataProtocol.OP_GET, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_GET, segmentId, token, offset, width, 0, null, deadline);
         await(c, deadline);
         return c;
     }
@@ -438,7 +438,7 @@ final class RemoteConnection implements AutoCloseable {
         Call c = new Call();
         c.width = width;
         c.value = bits;
-        writer.send(c, DataProtocol.OP_PUT, segmentId, token, offset, width, 0, null, deadline - System.nanoTime());
+        writer.send(c, DataProtocol.OP_PUT, segmentId, token, offset, width, 0, null, deadline);
         await(c, deadline);
         return c.status;
     }
@@ -460,7 +460,7 @@ final class RemoteConnection implements AutoCloseable {
         if (payload != null) {
             writer.sendPayload(c, op, segmentId, token, offset, a, b, payload, deadline);
         } else {
-            writer.send(c, op, segmentId, token, offset, a, b, null, deadline - System.nanoTime());
+            writer.send(c, op, segmentId, token, offset, a, b, null, deadline);
         }
         return c;
     }
@@ -501,7 +501,9 @@ final class RemoteConnection implements AutoCloseable {
         c.status = status;
         c.value = value;
         c.done = true;
-        LockSupport.unpark(c.waiter);
+        if (c.waiter != Thread.currentThread()) {
+            LockSupport.unpark(c.waiter); // the reader completing its own call is running: no permit to leave behind
+        }
     }
 
     /**

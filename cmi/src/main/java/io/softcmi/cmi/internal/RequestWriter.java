@@ -86,9 +86,8 @@ final class RequestWriter {
      * a HELLO's ticket from {@code small}).
      */
     void send(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, byte[] small,
-            long timeoutNanos) {
+            long deadline) {
         int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
-        long deadline = System.nanoTime() + timeoutNanos;
         describe(c, op, segmentId, offset, op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload);
         boolean interrupted = lockForSend();
         try {
