@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  *     [--csv FILE] [--png FILE]
  * </pre>
  *
- * <p>{@code --rounds K} (fan-in and busy) measures each point K times, softcmi and raw alternating
+ * <p>{@code --rounds K} (fan-in and busy) first runs one softcmi point that is printed and not
+ * counted (the home daemon's JIT warm-up), then measures each point K times, softcmi and raw alternating
  * (fan-in: softcmi first in odd rounds, raw first in even ones; busy: softcmi, the polling and the
  * blocking ping-pong in that order every round), and after the rounds prints the
  * median and range of the ratios the issue's targets name ({@link RoundRatios}): fan-in ops/s and
@@ -145,6 +146,9 @@ public final class FanInBenchmark {
                 Process burner = ChildProcesses.start(l -> l.startsWith("BURNING"), List.of(), Burner.class.getName());
                 try {
                     Thread.sleep(500);
+                    if (rounds > 1) {
+                        warmUp(dir, 1, 1, durationMs, homeDaemon, node2, handleFile);
+                    }
                     RoundRatios p50 = new RoundRatios("busy p50, softcmi / the better raw");
                     RoundRatios p99 = new RoundRatios("busy p99, softcmi / the better raw");
                     for (int r = 0; r < rounds; r++) {
@@ -168,6 +172,9 @@ public final class FanInBenchmark {
                     burner.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
             } else {
+                if (rounds > 1) {
+                    warmUp(dir, contexts[0], Math.min(procs[0], contexts[0]), durationMs, homeDaemon, node2, handleFile);
+                }
                 for (int p : procs) {
                     for (int c : contexts) {
                         if (p > c) {
@@ -221,6 +228,19 @@ public final class FanInBenchmark {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
         }
+    }
+
+    /**
+     * One softcmi point that is printed and not counted, before the rounds: the home daemon's
+     * code is compiled by the JIT during its first seconds of requests, and without this the
+     * first round's softcmi point (softcmi goes first in odd rounds) measures a cold daemon,
+     * where a user's long-lived daemon is warm. The raw servers are a few lines each and warm
+     * within their workers' warm-up.
+     */
+    private static void warmUp(Path dir, int contexts, int procs, long durationMs, ProcessHandle homeDaemon, String node2,
+            Path handleFile) throws Exception {
+        print(run("softcmi warm-up, not counted", dir, contexts, procs, durationMs, "cmi", homeDaemon,
+            new String[] {node2, handleFile.toString()}, List.of()));
     }
 
     private static Point print(Point p) {
