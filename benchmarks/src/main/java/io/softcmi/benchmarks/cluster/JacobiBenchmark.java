@@ -35,7 +35,7 @@ import java.util.Locale;
  * even ones; the sequential kernel is compiled by then and gets no more warm-up), prints each
  * round's times and ratios, and at the end the median and range of each one's ratio to the
  * sequential run of its own round ({@link RoundRatios}). The sequential time on these machines
- * moves by a third from one minute to the next, so a ratio to a sequential run taken minutes
+ * moves by a quarter either way from one minute to the next, so a ratio to a sequential run taken minutes
  * earlier says less than the median of ratios taken round by round.
  *
  * <p>Before the layouts, in the same run, it measures the machine's own limit for the two-worker

@@ -16,9 +16,12 @@ import java.util.function.Predicate;
  *
  * <p>A background thread bounds how long a store stays invisible without a barrier: every
  * {@link #WRITE_BACK_PERIOD_MS} it writes back dirty lines (a failure raises a store-failure
- * event through the segment's callback) and every {@link #REFRESH_PERIOD_MS} it runs an acquire
- * on every cache that holds lines, so even a loop that never calls a barrier sees other nodes'
- * stores within about {@code WRITE_BACK_PERIOD_MS + REFRESH_PERIOD_MS} plus two round trips.
+ * event through the segment's callback) and, once {@link #REFRESH_PERIOD_MS} have passed since
+ * the last acquire over every cache (the program's {@code mb}, {@code atm_cas} or {@code rmb}, or
+ * its own), it runs one on every cache that holds lines, so even a loop that never calls a
+ * barrier sees other nodes' stores within about {@code WRITE_BACK_PERIOD_MS + REFRESH_PERIOD_MS}
+ * plus two round trips, and a program whose own barriers acquire more often than that costs it
+ * no refresh at all.
  * While no line is dirty it does not wake every write-back period: it sleeps until a store
  * dirties a line (the store wakes it, {@link #dirtied}, and the line is written back one
  * period later) or until the next acquire or report is due. On a machine whose cores all
@@ -46,6 +49,13 @@ public final class ContextCache implements AutoCloseable {
     private volatile boolean closed;
     /** Whether the background thread sleeps until a store dirties a line ({@link #dirtied}). */
     private volatile boolean idle;
+    /**
+     * {@link System#nanoTime()} when the last acquire over every cache started: {@link #acquireAll},
+     * {@link #startAcquireOn} (whose {@link #finishAcquire} covers the rest), {@link #deferAcquireAll}.
+     */
+    private volatile long lastAcquire = System.nanoTime();
+    /** Background refreshes run (tests). */
+    private final java.util.concurrent.atomic.AtomicLong refreshes = new java.util.concurrent.atomic.AtomicLong();
     /** Times a store woke the idle background thread (tests). */
     private final java.util.concurrent.atomic.AtomicLong storeWakeUps = new java.util.concurrent.atomic.AtomicLong();
     /** Takes a report and says whether it went out; null when nobody listens. */
@@ -201,6 +211,7 @@ public final class ContextCache implements AutoCloseable {
      * @return the acquires started
      */
     public EarlyAcquire startAcquireOn(Object route) {
+        lastAcquire = System.nanoTime();
         List<SegmentCache> on = new ArrayList<>();
         List<SegmentCache.AcquireFlight> flights = new ArrayList<>();
         if (route != null) {
@@ -239,6 +250,7 @@ public final class ContextCache implements AutoCloseable {
      * each cache's next access sends it and waits for its reply ({@link SegmentCache#deferAcquire}).
      */
     public void deferAcquireAll() {
+        lastAcquire = System.nanoTime(); // each cache's next access settles it, sent at the latest then
         for (SegmentCache c : caches) {
             c.deferAcquire();
         }
@@ -246,6 +258,7 @@ public final class ContextCache implements AutoCloseable {
 
     /** The acquire half of {@code mb} and {@code atm_cas}, and the background refresh. */
     public void acquireAll() {
+        lastAcquire = System.nanoTime();
         List<SegmentCache> order = new ArrayList<>(caches);
         List<SegmentCache.AcquireFlight> flights = new ArrayList<>();
         for (SegmentCache c : order) {
@@ -275,6 +288,11 @@ public final class ContextCache implements AutoCloseable {
     /** @return whether the background thread sleeps until a store (tests) */
     boolean idle() {
         return idle;
+    }
+
+    /** @return background refreshes run so far (tests) */
+    long refreshes() {
+        return refreshes.get();
     }
 
     /** @return times a store woke the sleeping background thread (tests) */
@@ -317,10 +335,9 @@ public final class ContextCache implements AutoCloseable {
     }
 
     private void run() {
-        long lastRefresh = System.nanoTime();
         long lastReportAt = System.nanoTime();
         while (!closed) {
-            long due = Math.min(lastRefresh + REFRESH_PERIOD_MS * 1_000_000, lastReportAt + REPORT_PERIOD_MS * 1_000_000);
+            long due = Math.min(lastAcquire + REFRESH_PERIOD_MS * 1_000_000, lastReportAt + REPORT_PERIOD_MS * 1_000_000);
             boolean cleanUntilDue = sleepWhileClean(due);
             if (closed) {
                 break;
@@ -342,10 +359,10 @@ public final class ContextCache implements AutoCloseable {
                     // A miss-free write-back cannot fault; a detached mapping's cache just went away.
                 }
             }
-            if (System.nanoTime() - lastRefresh >= REFRESH_PERIOD_MS * 1_000_000) {
-                lastRefresh = System.nanoTime();
+            if (System.nanoTime() - lastAcquire >= REFRESH_PERIOD_MS * 1_000_000) {
+                refreshes.incrementAndGet();
                 try {
-                    acquireAll();
+                    acquireAll(); // sets lastAcquire
                 } catch (RuntimeException e) {
                     // An acquire that fails drops the lines instead; nothing to report.
                 }

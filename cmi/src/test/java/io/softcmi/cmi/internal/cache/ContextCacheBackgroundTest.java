@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The context's background writer sleeps while no line is dirty, and a store that dirties the
- * first line wakes it, so the store still reaches the home without a barrier (docs/cache.md,
- * "Background write-back").
+ * first line wakes it, so the store still reaches the home without a barrier; it refreshes (an
+ * acquire over every cache) only once a period has passed without an acquire of the program
+ * (docs/cache.md, "Without barriers").
  */
 @Timeout(60)
 class ContextCacheBackgroundTest {
@@ -46,6 +47,48 @@ class ContextCacheBackgroundTest {
             c.store(3 * LINE + 16, 8, 8, false); // the line is dirty already: no second wake-up
             assertTrue(ctx.storeWakeUps() - wakeUps <= 1, "at most one wake-up per clean-to-dirty change, not per store");
             assertTrue(within(() -> homeLong(home, 3 * LINE + 16) == 8), "both stores written back");
+        } finally {
+            ctx.close();
+        }
+    }
+
+    @Test
+    void shouldRefreshOnlyAfterAPeriodWithoutAnAcquireOfTheProgram() throws InterruptedException {
+        FakeHome home = new FakeHome(8 * LINE);
+        ContextCache ctx = new ContextCache("refresh-test");
+        try {
+            SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ctx.cacheId()),
+                ctx.stats(), offsets -> { });
+            ctx.add(c);
+            long period = ContextCache.REFRESH_PERIOD_MS * 1_000_000;
+            // The program acquires every millisecond for 300 ms (as a loop of barriers does), with
+            // a line cached each time: the background thread has nothing to add. A refresh may
+            // only follow a gap of a whole period between two of the program's acquires (this
+            // thread descheduled that long).
+            long refreshesBefore = ctx.refreshes();
+            int gaps = 0;
+            long last = System.nanoTime();
+            long end = last + 300_000_000L;
+            while (System.nanoTime() - end < 0) {
+                c.load(0, 8); // resident again: an acquire would ask the home
+                ctx.acquireAll();
+                long now = System.nanoTime();
+                if (now - last >= period) {
+                    gaps++;
+                }
+                last = now;
+                Thread.sleep(1);
+            }
+            long during = ctx.refreshes() - refreshesBefore;
+            assertTrue(during <= gaps + 1, during + " refreshes while the program acquired every millisecond (" + gaps
+                + " gaps of a period)");
+
+            // Then the program stops acquiring: the background thread refreshes about once a period.
+            c.load(0, 8);
+            long quietStart = ctx.refreshes();
+            Thread.sleep(20 * ContextCache.REFRESH_PERIOD_MS);
+            long quiet = ctx.refreshes() - quietStart;
+            assertTrue(quiet >= 5, "refreshes in 20 periods without an acquire of the program: " + quiet);
         } finally {
             ctx.close();
         }
