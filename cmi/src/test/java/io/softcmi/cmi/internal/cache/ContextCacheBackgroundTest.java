@@ -25,9 +25,7 @@ class ContextCacheBackgroundTest {
         FakeHome home = new FakeHome(8 * LINE);
         ContextCache ctx = new ContextCache("background-test");
         try {
-            SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ctx.cacheId()),
-                ctx.stats(), offsets -> { });
-            ctx.add(c);
+            SegmentCache c = cacheOn(home, ctx);
             long before = ctx.storeWakeUps();
             for (int round = 1; round <= 5; round++) {
                 assertTrue(within(() -> c.dirtyLines() == 0 && ctx.idle()),
@@ -54,12 +52,9 @@ class ContextCacheBackgroundTest {
 
     @Test
     void shouldRefreshOnlyAfterAPeriodWithoutAnAcquireOfTheProgram() throws InterruptedException {
-        FakeHome home = new FakeHome(8 * LINE);
         ContextCache ctx = new ContextCache("refresh-test");
         try {
-            SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ctx.cacheId()),
-                ctx.stats(), offsets -> { });
-            ctx.add(c);
+            SegmentCache c = cacheOn(new FakeHome(8 * LINE), ctx);
             long period = ContextCache.REFRESH_PERIOD_MS * 1_000_000;
             // The program acquires every millisecond for 300 ms (as a loop of barriers does), with
             // a line cached each time: the background thread has nothing to add. A refresh may
@@ -92,6 +87,14 @@ class ContextCacheBackgroundTest {
         } finally {
             ctx.close();
         }
+    }
+
+    /** @return a cache of all of {@code home}'s lines, added to {@code ctx} (which starts its background thread) */
+    private static SegmentCache cacheOn(FakeHome home, ContextCache ctx) {
+        SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ctx.cacheId()), ctx.stats(),
+            offsets -> { });
+        ctx.add(c);
+        return c;
     }
 
     private static long homeLong(FakeHome home, int offset) {
