@@ -238,7 +238,19 @@ public final class JacobiProcesses {
      * @return the result and its times
      */
     public static Sequential sequential(int n, int iterations) {
-        int warmup = JacobiWorker.warmupIterations();
+        return sequential(n, iterations, JacobiWorker.warmupIterations());
+    }
+
+    /**
+     * Runs and times the sequential kernel, in this thread, after {@code warmup} untimed
+     * iterations of it (none for 0: a later run of a benchmark whose kernel is compiled).
+     *
+     * @param n grid size
+     * @param iterations iterations
+     * @param warmup untimed iterations first
+     * @return the result and its times
+     */
+    public static Sequential sequential(int n, int iterations, int warmup) {
         if (warmup > 0) {
             JacobiStencil.sequential(n, warmup); // untimed, as each worker's (JacobiWorker.WARMUP_PROPERTY)
         }

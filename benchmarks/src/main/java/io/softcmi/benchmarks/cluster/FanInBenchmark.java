@@ -92,12 +92,7 @@ public final class FanInBenchmark {
                 case "--csv" -> csv = Path.of(args[++i]);
                 case "--png" -> png = Path.of(args[++i]);
                 case "--io-threads" -> ioThreads = args[++i];
-                case "--rounds" -> {
-                    rounds = Integer.parseInt(args[++i]);
-                    if (rounds < 1) {
-                        throw new IllegalArgumentException("--rounds needs at least 1, got " + rounds);
-                    }
-                }
+                case "--rounds" -> rounds = RoundRatios.count(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }

@@ -1,7 +1,6 @@
 package io.softcmi.benchmarks.cluster;
 
 import io.softcmi.samples.JacobiProcesses;
-import io.softcmi.samples.JacobiStencil;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -197,24 +196,18 @@ public final class JacobiBenchmark {
      * @throws IllegalStateException if its result differs from {@code reference}'s
      */
     private static double timedSequential(int n, int iterations, JacobiProcesses.Sequential reference) {
-        long t0 = System.nanoTime();
-        double[][] grid = JacobiStencil.sequential(n, iterations);
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        if (!Arrays.deepEquals(grid, reference.grid())) {
+        JacobiProcesses.Sequential again = JacobiProcesses.sequential(n, iterations, 0);
+        if (!Arrays.deepEquals(again.grid(), reference.grid())) {
             throw new IllegalStateException("a later sequential run differs from the first");
         }
-        return seconds;
+        return again.seconds();
     }
 
     private static int rounds(String[] args, int at) {
         if (at >= args.length) {
             throw new IllegalArgumentException("--rounds needs a count");
         }
-        int k = Integer.parseInt(args[at]);
-        if (k < 1) {
-            throw new IllegalArgumentException("--rounds needs at least 1, got " + k);
-        }
-        return k;
+        return RoundRatios.count(args[at]);
     }
 
     /** @return the floors named by {@code bench.jacobiFloors} (all by default, none for {@code none}) */

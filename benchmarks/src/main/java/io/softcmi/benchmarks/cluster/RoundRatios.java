@@ -19,6 +19,20 @@ final class RoundRatios {
         this.label = label;
     }
 
+    /**
+     * The value of a {@code --rounds} option.
+     *
+     * @return the count
+     * @throws IllegalArgumentException if it is not a number of at least 1
+     */
+    static int count(String value) {
+        int k = Integer.parseInt(value);
+        if (k < 1) {
+            throw new IllegalArgumentException("--rounds needs at least 1, got " + k);
+        }
+        return k;
+    }
+
     /** Adds one round's ratio. */
     void add(double ratio) {
         ratios.add(ratio);

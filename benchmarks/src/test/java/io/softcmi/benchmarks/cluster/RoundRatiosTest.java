@@ -26,6 +26,13 @@ class RoundRatiosTest {
     }
 
     @Test
+    void shouldTakeARoundsCountOfAtLeastOne() {
+        assertEquals(5, RoundRatios.count("5"));
+        assertThrows(IllegalArgumentException.class, () -> RoundRatios.count("0"));
+        assertThrows(IllegalArgumentException.class, () -> RoundRatios.count("five"));
+    }
+
+    @Test
     void shouldRefuseAMedianOfNothing() {
         assertThrows(IllegalStateException.class, () -> new RoundRatios("none").median());
     }
