@@ -154,7 +154,8 @@ final class DataIoLoop implements Runnable {
             try {
                 registerIncoming();
                 serveResumed();
-                int ready = selector.selectNow();
+                // Keys a flush in registerIncoming selected count as ready too.
+                int ready = Math.max(selector.selectNow(), selector.selectedKeys().size());
                 long waitStart = System.nanoTime();
                 if (ready == 0 && again.isEmpty()) {
                     ready = poll(waitStart);
@@ -262,7 +263,17 @@ final class DataIoLoop implements Runnable {
         while ((c = incoming.poll()) != null) {
             try {
                 c.channel().configureBlocking(false);
-                SelectionKey k = c.channel().register(selector, SelectionKey.OP_READ, c);
+                SelectionKey k;
+                try {
+                    k = c.channel().register(selector, SelectionKey.OP_READ, c);
+                } catch (java.nio.channels.CancelledKeyException e) {
+                    // The connection left this loop a moment ago (steered on, and back again
+                    // before this loop selected): its old key stays in the selector until the
+                    // next select, and registering again throws. Flush it, then register; the
+                    // keys that select finds ready are served in this pass (run: selectedKeys).
+                    selector.selectNow();
+                    k = c.channel().register(selector, SelectionKey.OP_READ, c);
+                }
                 DataConnection held = c;
                 c.registered(k, () -> resume(held));
                 serve(k); // its first requests may already be buffered in the socket
