@@ -501,8 +501,17 @@ final class RemoteConnection implements AutoCloseable {
         c.status = status;
         c.value = value;
         c.done = true;
+        wake(c);
+    }
+
+    /**
+     * Wakes the caller of a call just done, unless it is the running thread (a reader that
+     * completed its own call): unparking oneself costs a JVM call and leaves a permit that
+     * makes the thread's next park return at once.
+     */
+    static void wake(Call c) {
         if (c.waiter != Thread.currentThread()) {
-            LockSupport.unpark(c.waiter); // the reader completing its own call is running: no permit to leave behind
+            LockSupport.unpark(c.waiter);
         }
     }
 

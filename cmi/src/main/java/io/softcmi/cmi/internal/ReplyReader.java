@@ -310,7 +310,7 @@ final class ReplyReader {
                 Call c = bulkCall;
                 bulkCall = null;
                 c.done = true;
-                LockSupport.unpark(c.waiter);
+                RemoteConnection.wake(c);
             }
         } else {
             in.clear().limit((int) Math.min(IN_CAPACITY, bulkDiscard));
@@ -375,7 +375,7 @@ final class ReplyReader {
                 }
             }
             c.done = true;
-            LockSupport.unpark(c.waiter);
+            RemoteConnection.wake(c);
         }
         in.compact();
     }
