@@ -85,28 +85,7 @@ final class ControlServer implements AutoCloseable {
                 if (frame == null) {
                     break;
                 }
-                long read = System.nanoTime();
-                ControlMessage reply;
-                try {
-                    ControlMessage request = MessageType.decode(frame);
-                    if (request instanceof ControlMessage.Notify n) {
-                        engine.notifyLocal(n); // one-way: no reply
-                        continue;
-                    }
-                    if (request instanceof ControlMessage.CacheReport r) {
-                        session.cacheReport = r; // one-way: the latest figures replace the last
-                        continue;
-                    }
-                    if (request instanceof ControlMessage.Goodbye) {
-                        session.leftCleanly = true; // one-way: fini, not a death
-                        continue;
-                    }
-                    reply = engine.handle(session, request);
-                } catch (WireFormatException e) {
-                    reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
-                }
-                // Tells the process whether a poll for this reply could pay (NodeChannel's poll rule).
-                writer.reply(reply, frame.correlationId(), replyFlags(in.lastReadWaited(), System.nanoTime() - read));
+                serveRequest(session, frame, in, writer);
             }
         } catch (IOException | WireFormatException e) {
             LOG.log(Level.DEBUG, "control connection ended: {0}", e.getMessage());
@@ -119,6 +98,39 @@ final class ControlServer implements AutoCloseable {
             connections.remove(ch);
             writer.close();
         }
+    }
+
+    /**
+     * Serves one request of a session and writes its reply (none for the one-way messages). A
+     * method of its own rather than the body of {@link #serve}'s loop, so that the JIT compiles
+     * it after a few thousand requests: a session's loop lasts the session, and a loop body is
+     * compiled with its method only by on-stack replacement, after tens of thousands of
+     * back-edges (docs/architecture.md §7.5c).
+     */
+    private void serveRequest(Session session, Frame frame, io.softcmi.cmi.internal.PollingReader in, SessionWriter writer)
+            throws IOException {
+        long read = System.nanoTime();
+        ControlMessage reply;
+        try {
+            ControlMessage request = MessageType.decode(frame);
+            if (request instanceof ControlMessage.Notify n) {
+                engine.notifyLocal(n); // one-way: no reply
+                return;
+            }
+            if (request instanceof ControlMessage.CacheReport r) {
+                session.cacheReport = r; // one-way: the latest figures replace the last
+                return;
+            }
+            if (request instanceof ControlMessage.Goodbye) {
+                session.leftCleanly = true; // one-way: fini, not a death
+                return;
+            }
+            reply = engine.handle(session, request);
+        } catch (WireFormatException e) {
+            reply = new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "malformed request: " + e.getMessage());
+        }
+        // Tells the process whether a poll for this reply could pay (NodeChannel's poll rule).
+        writer.reply(reply, frame.correlationId(), replyFlags(in.lastReadWaited(), System.nanoTime() - read));
     }
 
     /**

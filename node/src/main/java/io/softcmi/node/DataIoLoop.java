@@ -149,44 +149,8 @@ final class DataIoLoop implements Runnable {
             LOG.log(Level.DEBUG, "data I/O loop {0}: could not pin to cores {1}", index,
                 java.util.Arrays.toString(cpus.coresOf(index)));
         }
-        long lastWork = System.nanoTime();
         while (running) {
-            try {
-                registerIncoming();
-                serveResumed();
-                // Keys a flush in registerIncoming selected count as ready too.
-                int ready = Math.max(selector.selectNow(), selector.selectedKeys().size());
-                long waitStart = System.nanoTime();
-                if (ready == 0 && again.isEmpty()) {
-                    ready = poll(waitStart);
-                    long polled = System.nanoTime();
-                    stats.pollNanos.add(polled - waitStart);
-                    if (ready == 0 && incoming.isEmpty() && resumed.isEmpty()) {
-                        ready = selector.select();
-                        long woke = System.nanoTime();
-                        stats.blockNanos.add(woke - polled);
-                        if (polled == waitStart || polled - waitStart < 1_000) {
-                            budget.blocked(woke - waitStart); // blocked without polling
-                        }
-                    }
-                }
-                long workStart = System.nanoTime();
-                if (cpus != null && cpus.mode() == LoopCpus.Mode.FOLLOW) {
-                    lastCore = LoopCpus.currentCore();
-                }
-                if (ready > 0) {
-                    arrivals.arrived();
-                    serveSelected();
-                    lastRequest = System.nanoTime();
-                }
-                serveAgain();
-                lastWork = System.nanoTime();
-                stats.workNanos.add(lastWork - workStart);
-            } catch (IOException | RuntimeException e) {
-                if (running) {
-                    LOG.log(Level.WARNING, "data I/O loop: {0}", e.toString());
-                }
-            }
+            turn();
         }
         for (SelectionKey k : selector.keys()) {
             ((DataConnection) k.attachment()).close();
@@ -195,6 +159,52 @@ final class DataIoLoop implements Runnable {
             selector.close();
         } catch (IOException ignored) {
             // Closing.
+        }
+    }
+
+    /**
+     * One turn of the loop: takes the connections handed over, waits for ready keys (a poll
+     * for the budget, then a blocking select) and serves every ready request. A method of its
+     * own rather than the body of {@link #run}'s loop, so that the JIT compiles it after a few
+     * thousand turns (an invocation count): a loop body compiled only with {@code run} itself
+     * waits for on-stack replacement, tens of thousands of back-edges, and a loop that turns a
+     * few thousand times a second ran interpreted for many seconds (docs/architecture.md §7.5c).
+     */
+    private void turn() {
+        try {
+            registerIncoming();
+            serveResumed();
+            // Keys a flush in registerIncoming selected count as ready too.
+            int ready = Math.max(selector.selectNow(), selector.selectedKeys().size());
+            long waitStart = System.nanoTime();
+            if (ready == 0 && again.isEmpty()) {
+                ready = poll(waitStart);
+                long polled = System.nanoTime();
+                stats.pollNanos.add(polled - waitStart);
+                if (ready == 0 && incoming.isEmpty() && resumed.isEmpty()) {
+                    ready = selector.select();
+                    long woke = System.nanoTime();
+                    stats.blockNanos.add(woke - polled);
+                    if (polled == waitStart || polled - waitStart < 1_000) {
+                        budget.blocked(woke - waitStart); // blocked without polling
+                    }
+                }
+            }
+            long workStart = System.nanoTime();
+            if (cpus != null && cpus.mode() == LoopCpus.Mode.FOLLOW) {
+                lastCore = LoopCpus.currentCore();
+            }
+            if (ready > 0) {
+                arrivals.arrived();
+                serveSelected();
+                lastRequest = System.nanoTime();
+            }
+            serveAgain();
+            stats.workNanos.add(System.nanoTime() - workStart);
+        } catch (IOException | RuntimeException e) {
+            if (running) {
+                LOG.log(Level.WARNING, "data I/O loop: {0}", e.toString());
+            }
         }
     }
 

@@ -400,26 +400,7 @@ public final class NodeChannel implements AutoCloseable {
         String reason = "node closed the connection";
         try {
             while (channel.isOpen()) {
-                if (notices.isEmpty() && !pollForNotices()) {
-                    selector.select(); // a caller that queued notices, or a sender expecting an answer, wakes it
-                    selector.selectedKeys().clear();
-                    readerWakeups++;
-                    readerReading = true;
-                    try {
-                        if (readLock.tryLock()) { // else a caller reads
-                            readAvailable();
-                        }
-                    } finally {
-                        readerReading = false;
-                    }
-                    if (notices.isEmpty()) { // while calls go on, their callers read: stand by
-                        standby.standBy(channel::isOpen, readLock::isLocked);
-                    }
-                    if (!notices.isEmpty()) {
-                        spin.arrived(false);
-                    }
-                }
-                deliverNotices();
+                readTurn();
             }
         } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
             reason = e.getMessage() == null ? "node closed the connection" : e.getMessage();
@@ -430,6 +411,36 @@ public final class NodeChannel implements AutoCloseable {
             closeQuietly();
             closeListener.run();
         }
+    }
+
+    /**
+     * One turn of the background reader: polls for notices or parks in the selector, reads what
+     * came, and delivers the notices. A method of its own rather than the body of
+     * {@link #readLoop}'s loop, so that the JIT compiles it after a few thousand turns: a loop
+     * body is compiled with its method only by on-stack replacement, after tens of thousands of
+     * back-edges, and this loop turns once per burst of notices (docs/architecture.md §7.5c).
+     */
+    private void readTurn() throws IOException {
+        if (notices.isEmpty() && !pollForNotices()) {
+            selector.select(); // a caller that queued notices, or a sender expecting an answer, wakes it
+            selector.selectedKeys().clear();
+            readerWakeups++;
+            readerReading = true;
+            try {
+                if (readLock.tryLock()) { // else a caller reads
+                    readAvailable();
+                }
+            } finally {
+                readerReading = false;
+            }
+            if (notices.isEmpty()) { // while calls go on, their callers read: stand by
+                standby.standBy(channel::isOpen, readLock::isLocked);
+            }
+            if (!notices.isEmpty()) {
+                spin.arrived(false);
+            }
+        }
+        deliverNotices();
     }
 
     /** Reads and dispatches every frame the socket has now; the caller holds the read lock, released here. */
