@@ -311,6 +311,7 @@ final class DataConnection implements RecentConnections.Member {
         in.flip().position(inStart);
         boolean keep = false;
         int served = 0;
+        org.HdrHistogram.SingleWriterRecorder serviceTimes = null; // the serving thread's, fetched at the first request
         try {
             while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && !bulkIn.active() && bulkOut == null
                     && !held && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
@@ -356,7 +357,10 @@ final class DataConnection implements RecentConnections.Member {
                     break;
                 }
                 long took = System.nanoTime() - started;
-                stats.serviceNanos.recordValue(took);
+                if (serviceTimes == null) {
+                    serviceTimes = stats.serviceRecorder();
+                }
+                serviceTimes.recordValue(took);
                 // A request that replied did so at replyAt; a store still being read has not (yet) failed.
                 byte replyStatus = out.position() > replyAt ? out.get(replyAt + 4) : DataProtocol.STATUS_OK;
                 traffic.record(in.getLong(p + 16), replyStatus, took);
