@@ -54,6 +54,7 @@ final class ChildJvm implements AutoCloseable {
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("softcmi.") || k.startsWith("jacobi."))
             .sorted()
             .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
+        cmd.addAll(io.softcmi.cmi.internal.JitOptions.forChild());
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
         cmd.addAll(List.of(mainAndArgs));

@@ -36,6 +36,7 @@ final class ChildProcesses {
             : System.getProperty("softcmi.poll", "true");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED", "-Dsoftcmi.poll=" + poll));
+        cmd.addAll(io.softcmi.cmi.internal.JitOptions.forChild());
         cmd.addAll(jvmOptions);
         // Extra options for every child of one kind, e.g. a JFR recording to profile:
         // -Dbench.daemonJvm="-XX:StartFlightRecording=filename=d.jfr" or -Dbench.childJvm=...

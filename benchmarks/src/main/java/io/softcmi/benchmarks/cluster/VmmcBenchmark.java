@@ -333,6 +333,7 @@ public final class VmmcBenchmark {
         // This JVM's vmmc.* settings (vmmc.sendWindow, ...) hold for the samples it starts.
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
             .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
+        cmd.addAll(io.softcmi.cmi.internal.JitOptions.forChild());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
         cmd.addAll(List.of(mainAndArgs));
         return cmd;

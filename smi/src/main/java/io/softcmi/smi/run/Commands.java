@@ -42,6 +42,7 @@ public final class Commands {
     public static List<String> rank(String java, String classPath, List<String> jvmOptions, String mainClass,
             List<String> args) {
         List<String> c = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        c.addAll(io.softcmi.cmi.internal.JitOptions.forChild());
         c.addAll(jvmOptions);
         c.addAll(List.of("-cp", classPath, mainClass));
         c.addAll(args);
@@ -62,9 +63,11 @@ public final class Commands {
      */
     public static List<String> cmid(String java, String classPath, Path dir, String name, String listen, Path clusterKey,
             Path shmDir) {
-        return List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp", classPath,
-            "io.softcmi.node.Cmid", "--dir", dir.toString(), "--name", name, "--listen", listen, "--cluster-key",
-            clusterKey.toString(), "--shm-dir", shmDir.toString());
+        List<String> c = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC"));
+        c.addAll(io.softcmi.cmi.internal.JitOptions.forChild());
+        c.addAll(List.of("-cp", classPath, "io.softcmi.node.Cmid", "--dir", dir.toString(), "--name", name, "--listen",
+            listen, "--cluster-key", clusterKey.toString(), "--shm-dir", shmDir.toString()));
+        return List.copyOf(c);
     }
 
     /**

@@ -24,11 +24,14 @@ class CommandsTest {
 
     @Test
     void shouldBuildRankAndCmidCommands() {
-        assertEquals(List.of("java", "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-cp", "a.jar:b.jar", "app.Main", "1"),
-            Commands.rank("java", "a.jar:b.jar", List.of("-Xmx64m"), "app.Main", List.of("1")));
+        List<String> rank = new java.util.ArrayList<>(List.of("java", "--enable-native-access=ALL-UNNAMED"));
+        rank.addAll(io.softcmi.cmi.internal.JitOptions.forChild());
+        rank.addAll(List.of("-Xmx64m", "-cp", "a.jar:b.jar", "app.Main", "1"));
+        assertEquals(rank, Commands.rank("java", "a.jar:b.jar", List.of("-Xmx64m"), "app.Main", List.of("1")));
         List<String> c = Commands.cmid("java", "cp", Path.of("/d"), "n", "127.0.0.1:0", Path.of("/k"), Path.of("/s"));
         assertEquals(List.of("--dir", "/d", "--name", "n", "--listen", "127.0.0.1:0", "--cluster-key", "/k", "--shm-dir",
             "/s"), c.subList(c.indexOf("io.softcmi.node.Cmid") + 1, c.size()));
+        assertEquals(true, c.containsAll(io.softcmi.cmi.internal.JitOptions.forChild()), "the daemon gets the JIT options");
     }
 
     @Test
