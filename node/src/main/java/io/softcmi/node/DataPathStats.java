@@ -45,8 +45,9 @@ final class DataPathStats {
      * Time the home spends on one request, from reading its header to its reply being queued
      * (ns; HdrHistogram, 3 significant digits): one single-writer recorder per thread that
      * serves requests (an I/O loop), so that recording touches no memory another loop writes.
-     * A recorder shared by the loops cost the home about a microsecond per request in the
-     * fan-in benchmark: its counters moved between the cores on every request.
+     * A recorder shared by the loops moved its counters between the cores on every request
+     * (with it and the traffic tables left out, the fan-in benchmark's home spent about a
+     * microsecond less per request; docs/benchmarks.md, "The service-time recorder").
      */
     private final ThreadLocal<org.HdrHistogram.SingleWriterRecorder> serviceNanos = ThreadLocal.withInitial(this::newRecorder);
     /** Every thread's recorder, for {@link #serviceHistogram}. */

@@ -11,10 +11,10 @@ import java.util.List;
  *
  * <p>Why (docs/architecture.md §7.5c): a daemon runs each request's code once, so where requests
  * are sparse (a few per millisecond, as in the Jacobi sample's barriers and halo reads) its data
- * path stayed in C1's profiling tier for ten seconds and more. Measured 2026-11-28 in alternating
- * pairs on every JVM of the run: Jacobi on two daemons gave medians of 0.69× and 0.67× of the
- * sequential run against 0.98× and 0.83× without; the single client's remote access and the
- * fan-in were unchanged. Scaling every class instead ({@code -XX:CompileThresholdScaling=0.1},
+ * path stayed in C1's profiling tier for ten seconds and more. Measured 2026-11-28 in four
+ * alternating pairs of the Jacobi benchmark on two daemons: better in three (medians 0.69×,
+ * 0.67×, 0.75× and 0.68× of the sequential run, against 0.98×, 0.83×, 0.72× and 0.86×
+ * without); the single client's remote access and the fan-in were unchanged. Scaling every class instead ({@code -XX:CompileThresholdScaling=0.1},
  * tried earlier the same day) made the single client slower: the JDK's own code, compiled that
  * early, had less profile.
  *

@@ -1,6 +1,7 @@
 package io.softcmi.cmi.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ class JitOptionsTest {
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "java -version did not end");
         String out = new String(p.getInputStream().readAllBytes());
         assertEquals(0, p.exitValue(), out);
-        assertTrue(!out.contains("rror"), out);
+        assertFalse(out.contains("rror"), out);
     }
 
     @Test

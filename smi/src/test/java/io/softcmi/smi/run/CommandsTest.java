@@ -31,7 +31,8 @@ class CommandsTest {
         List<String> c = Commands.cmid("java", "cp", Path.of("/d"), "n", "127.0.0.1:0", Path.of("/k"), Path.of("/s"));
         assertEquals(List.of("--dir", "/d", "--name", "n", "--listen", "127.0.0.1:0", "--cluster-key", "/k", "--shm-dir",
             "/s"), c.subList(c.indexOf("io.softcmi.node.Cmid") + 1, c.size()));
-        assertEquals(true, c.containsAll(io.softcmi.cmi.internal.JitOptions.forChild()), "the daemon gets the JIT options");
+        org.junit.jupiter.api.Assertions.assertTrue(c.containsAll(io.softcmi.cmi.internal.JitOptions.forChild()),
+            "the daemon gets the JIT options");
     }
 
     @Test
