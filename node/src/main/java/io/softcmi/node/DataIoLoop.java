@@ -273,23 +273,39 @@ final class DataIoLoop implements Runnable {
         while ((c = incoming.poll()) != null) {
             try {
                 c.channel().configureBlocking(false);
-                SelectionKey k;
-                try {
-                    k = c.channel().register(selector, SelectionKey.OP_READ, c);
-                } catch (java.nio.channels.CancelledKeyException e) {
-                    // The connection left this loop a moment ago (steered on, and back again
-                    // before this loop selected): its old key stays in the selector until the
-                    // next select, and registering again throws. Flush it, then register; the
-                    // keys that select finds ready are served in this pass (run: selectedKeys).
-                    selector.selectNow();
-                    k = c.channel().register(selector, SelectionKey.OP_READ, c);
-                }
+                SelectionKey k = register(selector, c.channel(), c);
                 DataConnection held = c;
                 c.registered(k, () -> resume(held));
                 serve(k); // its first requests may already be buffered in the socket
             } catch (IOException e) {
                 closed(c);
             }
+        }
+    }
+
+    /**
+     * Registers a connection's channel for reads with a loop's selector, also when the channel
+     * comes back to a loop it left a moment ago (steered on, and back again before this loop
+     * selected): its old, cancelled key then stays in the selector until the next select, and
+     * registering again throws {@link java.nio.channels.CancelledKeyException}. This flushes it
+     * with a {@code selectNow()} and registers again; the keys that select finds ready stay in
+     * the selected-key set and are served in the same pass ({@link #turn}). Before 2026-11-28
+     * the exception closed the connection (once in about six suite runs of
+     * {@code DataPathScaleTest}'s rotation).
+     *
+     * @param selector the loop's selector (its thread only)
+     * @param channel a non-blocking channel
+     * @param attachment the key's attachment
+     * @return the channel's valid key in {@code selector}
+     * @throws IOException if the selector fails
+     */
+    static SelectionKey register(Selector selector, java.nio.channels.SocketChannel channel, Object attachment)
+            throws IOException {
+        try {
+            return channel.register(selector, SelectionKey.OP_READ, attachment);
+        } catch (java.nio.channels.CancelledKeyException e) {
+            selector.selectNow();
+            return channel.register(selector, SelectionKey.OP_READ, attachment);
         }
     }
 
