@@ -418,10 +418,10 @@ final class DataConnection implements RecentConnections.Member {
         // aligned word, a putLong, is one copy: never split).
         int body = DataProtocol.bodyBeforeLastWord(offset, payload);
         try {
-            MemorySegment.copy(inSegment, start, target, 0, Math.min(here, body));
+            WordCopy.toMapping(inSegment, start, target, 0, Math.min(here, body));
             if (here == payload && body < payload) {
                 VarHandle.storeStoreFence();
-                MemorySegment.copy(inSegment, start + body, target, body, payload - body);
+                WordCopy.toMapping(inSegment, start + body, target, body, payload - body);
             }
         } catch (IllegalStateException unmapped) {
             discard = payload - here;
@@ -498,7 +498,7 @@ final class DataConnection implements RecentConnections.Member {
                 reply(DataProtocol.STATUS_OK, requestId, before);
             } else if (length <= INLINE_READ) {
                 int at = out.position();
-                MemorySegment.copy(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
+                WordCopy.fromMapping(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
                 header(DataProtocol.STATUS_OK, requestId, value, (int) length);
                 out.position(at + DataProtocol.REPLY_HEADER + (int) length);
                 traffic.count(op, length);
