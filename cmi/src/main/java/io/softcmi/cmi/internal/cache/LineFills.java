@@ -124,7 +124,12 @@ final class LineFills {
      * waiting for the previous one (one {@code FILL} per run of at most {@link SegmentCache#MAX_READ_AHEAD}
      * lines, up to {@link #MAX_FILLS_IN_FLIGHT} in flight), instead of one miss after another
      * with a growing read-ahead. Spans larger than the cache's capacity are left to the
-     * line-by-line misses.
+     * line-by-line misses. Like a single miss, it sends under the cache's lock and waits for each
+     * reply without it (docs/cache.md, "Concurrent misses"): its fills are registered as misses
+     * in flight, so another thread that misses one of its lines joins that fill, a miss of
+     * another line is sent meanwhile, and an acquire that reports a write to its lines while
+     * they travel makes them stale (they are then not installed, and the read's line-by-line
+     * pass fetches them again). Before 2026-11-28 it held the lock until its last reply came.
      */
     void prefetch(long first, long last) {
         boolean absent = false;
@@ -134,37 +139,62 @@ final class LineFills {
         if (!absent || last - first + 1 > c.capacityLines) {
             return;
         }
-        c.lock.lock();
-        try {
-            ArrayDeque<Fill> fills = new ArrayDeque<>();
-            LineFault failed = null;
-            for (long i = first; i <= last; ) {
-                if (c.lines[(int) i] != null || filling.containsKey(i)) {
-                    i++;
-                    continue;
+        ArrayDeque<Fill> fills = new ArrayDeque<>();
+        LineFault failed = null;
+        long next = first;
+        while (true) {
+            c.lock.lock();
+            try {
+                next = startFills(next, last, fills);
+                if (fills.isEmpty()) {
+                    lastMiss = last;
+                    readAhead = SegmentCache.MAX_READ_AHEAD;
+                    break;
                 }
-                int n = 1;
-                while (n < SegmentCache.MAX_READ_AHEAD && i + n <= last && c.lines[(int) (i + n)] == null
-                        && !filling.containsKey(i + n)) {
-                    n++;
-                }
-                if (fills.size() >= MAX_FILLS_IN_FLIGHT) {
-                    failed = installOrKeep(fills.poll(), failed);
-                }
-                fills.add(startFill(i, n));
-                i += n;
+            } finally {
+                c.lock.unlock();
             }
-            while (!fills.isEmpty()) {
-                failed = installOrKeep(fills.poll(), failed); // await them all: their replies are on the connection
+            Fill f = fills.poll();
+            f.pending().await(); // without the lock: other threads' misses go out meanwhile
+            c.lock.lock();
+            try {
+                failed = installOrKeep(f, failed);
+            } finally {
+                c.lock.unlock();
             }
-            lastMiss = last;
-            readAhead = SegmentCache.MAX_READ_AHEAD;
-            if (failed != null) {
-                throw failed;
-            }
-        } finally {
-            c.lock.unlock();
         }
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /**
+     * Sends fills for the runs of absent lines from {@code from} up to {@code last} that no fill
+     * in flight covers, until {@code inFlight} holds {@link #MAX_FILLS_IN_FLIGHT}, and registers
+     * them as misses in flight. Holds the lock.
+     *
+     * @return the first line not looked at yet
+     */
+    private long startFills(long from, long last, ArrayDeque<Fill> inFlight) {
+        long i = from;
+        while (i <= last && inFlight.size() < MAX_FILLS_IN_FLIGHT) {
+            if (c.lines[(int) i] != null || filling.containsKey(i)) {
+                i++;
+                continue;
+            }
+            int n = 1;
+            while (n < SegmentCache.MAX_READ_AHEAD && i + n <= last && c.lines[(int) (i + n)] == null
+                    && !filling.containsKey(i + n)) {
+                n++;
+            }
+            Fill f = startFill(i, n);
+            for (int k = 0; k < n; k++) {
+                filling.put(i + k, f);
+            }
+            inFlight.add(f);
+            i += n;
+        }
+        return i;
     }
 
     private LineFault installOrKeep(Fill f, LineFault failed) {

@@ -318,6 +318,14 @@ public final class SegmentCache {
             acquire.settle();
         }
         long len = src.byteSize();
+        if (len > 0) {
+            // The lines written in part (the first and the last) need their bytes first: their
+            // fills go out as misses, without the lock, so that other threads' misses are not
+            // held behind these round trips. One evicted again before the lock below is filled
+            // under it.
+            fillIfPartial(off, len, off >>> shift);
+            fillIfPartial(off, len, (off + len - 1) >>> shift);
+        }
         lock.lock();
         try {
             for (long done = 0; done < len; ) {
@@ -340,6 +348,20 @@ public final class SegmentCache {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Fills line {@code idx} through {@link LineFills#miss} (the lock is not held while the fill
+     * travels) if it is absent and the write of {@code [off, off + len)} covers it in part only.
+     */
+    private void fillIfPartial(long off, long len, long idx) {
+        long lineStart = idx << shift;
+        long from = Math.max(off, lineStart);
+        long to = Math.min(off + len, lineStart + validLength(idx));
+        boolean whole = from == lineStart && to - from == validLength(idx);
+        if (!whole && SLOT.getAcquire(lines, (int) idx) == null) {
+            fills.miss(idx);
         }
     }
 

@@ -105,6 +105,108 @@ class SegmentCacheTest {
     }
 
     @Test
+    void shouldSendAnotherThreadsMissWhileABulkReadWaitsForItsFills() throws Exception {
+        FakeHome home = new FakeHome(16 * LINE);
+        home.memory[LINE] = 1;
+        home.memory[10 * LINE] = 10;
+        SegmentCache c = cache(home, 1, 1 << 20);
+        home.fillAckGate = new CountDownLatch(1);
+        byte[] bulk = new byte[4 * LINE];
+        Thread reader = Thread.ofPlatform().start(() -> c.read(0, MemorySegment.ofArray(bulk)));
+        awaitFills(home, 1, "the bulk read's fill");
+        AtomicReference<Long> other = new AtomicReference<>();
+        Thread miss = Thread.ofPlatform().start(() -> other.set(c.load(10 * LINE, 1)));
+        awaitFills(home, 2, "another thread's miss, sent while the bulk read's fill is in flight");
+        home.fillAckGate.countDown();
+        reader.join(10_000);
+        miss.join(10_000);
+        assertEquals(1, bulk[LINE]);
+        assertEquals(10L, other.get());
+        assertEquals(2, fills(home), "no line fetched twice");
+    }
+
+    @Test
+    void shouldLetAnotherThreadJoinTheFillOfABulkReadsLine() throws Exception {
+        FakeHome home = new FakeHome(16 * LINE);
+        home.memory[2 * LINE + 5] = 25;
+        SegmentCache c = cache(home, 1, 1 << 20);
+        home.fillAckGate = new CountDownLatch(1);
+        byte[] bulk = new byte[4 * LINE];
+        Thread reader = Thread.ofPlatform().start(() -> c.read(0, MemorySegment.ofArray(bulk)));
+        awaitFills(home, 1, "the bulk read's fill");
+        AtomicReference<Long> other = new AtomicReference<>();
+        Thread miss = Thread.ofPlatform().start(() -> other.set(c.load(2 * LINE + 5, 1)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (miss.getState() != Thread.State.WAITING && miss.getState() != Thread.State.TIMED_WAITING
+                && miss.isAlive() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        home.fillAckGate.countDown();
+        reader.join(10_000);
+        miss.join(10_000);
+        assertEquals(25L, other.get());
+        assertEquals(25, bulk[2 * LINE + 5]);
+        assertEquals(1, fills(home), "the miss waited for the bulk read's fill instead of sending its own");
+    }
+
+    @Test
+    void shouldRefetchABulkReadsLinesThatAnAcquireFoundStaleWhileInFlight() throws Exception {
+        FakeHome home = new FakeHome(16 * LINE);
+        SegmentCache c = cache(home, 1, 1 << 20);
+        assertEquals(0, c.load(12 * LINE, 1), "a resident line gives the cache an epoch");
+        CountDownLatch gate = new CountDownLatch(1);
+        home.fillAckGate = gate;
+        byte[] bulk = new byte[2 * LINE];
+        Thread reader = Thread.ofPlatform().start(() -> c.read(0, MemorySegment.ofArray(bulk)));
+        awaitFills(home, 2, "the bulk read's fill");
+        // The home answered the fill with 0; then another node writes 9 there, and an acquire
+        // (which the bulk read no longer blocks) reports it before the fill's reply is installed.
+        home.localWrite(LINE + 1, (byte) 9);
+        c.finishAcquire(c.startAcquire());
+        home.fillAckGate = null;
+        gate.countDown();
+        reader.join(10_000);
+        assertEquals(9, bulk[LINE + 1], "the stale fill is dropped and its lines fetched again");
+        assertEquals(9, c.load(LINE + 1, 1));
+    }
+
+    @Test
+    void shouldSendAnotherThreadsMissWhileABulkWriteFillsTheLineItWritesInPart() throws Exception {
+        FakeHome home = new FakeHome(16 * LINE);
+        home.memory[0] = 7;
+        home.memory[10 * LINE] = 10;
+        SegmentCache c = cache(home, 1, 1 << 20);
+        home.fillAckGate = new CountDownLatch(1);
+        byte[] src = new byte[2 * LINE];
+        java.util.Arrays.fill(src, (byte) 3);
+        Thread writer = Thread.ofPlatform().start(() -> c.write(LINE / 2, MemorySegment.ofArray(src), false));
+        awaitFills(home, 1, "the fill of the line the write covers in part");
+        AtomicReference<Long> other = new AtomicReference<>();
+        Thread miss = Thread.ofPlatform().start(() -> other.set(c.load(10 * LINE, 1)));
+        awaitFills(home, 2, "another thread's miss, sent while the write's fill is in flight");
+        home.fillAckGate.countDown();
+        writer.join(10_000);
+        miss.join(10_000);
+        assertEquals(10L, other.get());
+        assertEquals(7, c.load(0, 1), "the bytes before the write come from the home");
+        assertEquals(3, c.load(LINE / 2, 1));
+        assertEquals(3, c.load(2 * LINE + LINE / 2 - 1, 1));
+        assertEquals(0, c.load(2 * LINE + LINE / 2, 1), "the bytes after the write come from the home");
+        assertEquals(0, SegmentCache.finish(c.startReleaseAll()).status());
+        assertEquals(3, home.memory[LINE / 2]);
+        assertEquals(7, home.memory[0], "bytes the write did not cover stay as they were");
+    }
+
+    /** Waits (at most 10 s) until the home has seen {@code n} fills. */
+    private static void awaitFills(FakeHome home, int n, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (fills(home) < n && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(n, fills(home), what);
+    }
+
+    @Test
     void shouldRefetchAMissThatAnAcquireFoundStaleWhileInFlight() throws Exception {
         FakeHome home = new FakeHome(8 * LINE);
         SegmentCache c = cache(home, 1, 1 << 20);
