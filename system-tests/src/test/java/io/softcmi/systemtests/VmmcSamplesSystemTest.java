@@ -107,13 +107,15 @@ class VmmcSamplesSystemTest {
         String short_ = runWith(List.of("-D" + Latency.WARM_UP_PROPERTY + "=50"), Latency.class, "1", "300");
         assertTrue(short_.contains("warm-up: 50 untimed round trips first"), short_);
         assertTrue(short_.contains("latency: 1 words, 300 iterations"), short_);
-        // The delivery time is part of a round trip: positive and at most its 99th percentile.
+        // The delivery time is part of a round trip: at most its 99th percentile. It may be
+        // negative: a polling peer's handler can start before the master's SendDataNotify has
+        // returned (seen in CI on 2026-11-28: median -0.4 us against a 12.0 us round trip).
         java.util.regex.Matcher rtt = java.util.regex.Pattern.compile("p99 ([0-9.]+) us").matcher(out);
         java.util.regex.Matcher delivery = java.util.regex.Pattern.compile(
-            "delivery: from SendDataNotify returning to the peer's handler starting: median ([0-9.]+) us").matcher(out);
+            "delivery: from SendDataNotify returning to the peer's handler starting: median (-?[0-9.]+) us").matcher(out);
         assertTrue(rtt.find() && delivery.find(), out);
         double median = Double.parseDouble(delivery.group(1));
-        assertTrue(median > 0 && median <= Double.parseDouble(rtt.group(1)), out);
+        assertTrue(Math.abs(median) <= Double.parseDouble(rtt.group(1)), out);
     }
 
     @Test

@@ -41,7 +41,10 @@ public final class Latency {
         private final MemorySegment src;
         private final long nwords;
         private final long[] rtt;
-        /** Per round trip: from the master's SendDataNotify returning to the peer's handler starting (ns). */
+        /**
+         * Per round trip: from the master's SendDataNotify returning to the peer's handler starting (ns);
+         * negative when a polling peer's handler starts before the call has returned.
+         */
         private final long[] delivery;
         private final int warm;
         private int next; // handler thread only, after the first send
