@@ -40,21 +40,8 @@ final class WordCopy {
      * @param length bytes to copy
      */
     static void fromMapping(MemorySegment mapping, long from, MemorySegment buffer, long to, long length) {
-        long head = head(mapping, from, buffer, to, length);
-        if (head < 0) {
-            MemorySegment.copy(mapping, from, buffer, to, length);
-            return;
-        }
-        MemorySegment.copy(mapping, from, buffer, to, head);
-        long m = from + head;
-        long b = to + head;
-        long words = (length - head) >>> 3;
-        for (long i = 0; i < words; i++) {
-            long at = i << 3;
-            buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, b + at, mapping.get(ValueLayout.JAVA_LONG, m + at));
-        }
-        long done = head + (words << 3);
-        MemorySegment.copy(mapping, from + done, buffer, to + done, length - done);
+        copy(mapping, from, ValueLayout.JAVA_LONG, buffer, to, ValueLayout.JAVA_LONG_UNALIGNED, length,
+            head(mapping, from, buffer, to, length));
     }
 
     /**
@@ -67,21 +54,31 @@ final class WordCopy {
      * @param length bytes to copy
      */
     static void toMapping(MemorySegment buffer, long from, MemorySegment mapping, long to, long length) {
-        long head = head(mapping, to, buffer, from, length);
+        copy(buffer, from, ValueLayout.JAVA_LONG_UNALIGNED, mapping, to, ValueLayout.JAVA_LONG, length,
+            head(mapping, to, buffer, from, length));
+    }
+
+    /**
+     * The copy: {@code head} bytes, then whole words read as {@code srcWord} and written as
+     * {@code dstWord} (the aligned layout on the mapping's side), then the rest as bytes; all of
+     * it at once when {@code head} is -1.
+     */
+    private static void copy(MemorySegment src, long from, ValueLayout.OfLong srcWord, MemorySegment dst, long to,
+            ValueLayout.OfLong dstWord, long length, long head) {
         if (head < 0) {
-            MemorySegment.copy(buffer, from, mapping, to, length);
+            MemorySegment.copy(src, from, dst, to, length);
             return;
         }
-        MemorySegment.copy(buffer, from, mapping, to, head);
-        long m = to + head;
-        long b = from + head;
+        MemorySegment.copy(src, from, dst, to, head);
+        long s = from + head;
+        long d = to + head;
         long words = (length - head) >>> 3;
         for (long i = 0; i < words; i++) {
             long at = i << 3;
-            mapping.set(ValueLayout.JAVA_LONG, m + at, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, b + at));
+            dst.set(dstWord, d + at, src.get(srcWord, s + at));
         }
         long done = head + (words << 3);
-        MemorySegment.copy(buffer, from + done, mapping, to + done, length - done);
+        MemorySegment.copy(src, from + done, dst, to + done, length - done);
     }
 
     /**

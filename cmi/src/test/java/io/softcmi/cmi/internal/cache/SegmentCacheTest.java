@@ -110,18 +110,10 @@ class SegmentCacheTest {
         home.memory[LINE] = 1;
         home.memory[10 * LINE] = 10;
         SegmentCache c = cache(home, 1, 1 << 20);
-        home.fillAckGate = new CountDownLatch(1);
         byte[] bulk = new byte[4 * LINE];
-        Thread reader = Thread.ofPlatform().start(() -> c.read(0, MemorySegment.ofArray(bulk)));
-        awaitFills(home, 1, "the bulk read's fill");
-        AtomicReference<Long> other = new AtomicReference<>();
-        Thread miss = Thread.ofPlatform().start(() -> other.set(c.load(10 * LINE, 1)));
-        awaitFills(home, 2, "another thread's miss, sent while the bulk read's fill is in flight");
-        home.fillAckGate.countDown();
-        reader.join(10_000);
-        miss.join(10_000);
+        long other = missWhileHeld(home, c, () -> c.read(0, MemorySegment.ofArray(bulk)), "the bulk read's fill");
         assertEquals(1, bulk[LINE]);
-        assertEquals(10L, other.get());
+        assertEquals(10L, other);
         assertEquals(2, fills(home), "no line fetched twice");
     }
 
@@ -176,18 +168,11 @@ class SegmentCacheTest {
         home.memory[0] = 7;
         home.memory[10 * LINE] = 10;
         SegmentCache c = cache(home, 1, 1 << 20);
-        home.fillAckGate = new CountDownLatch(1);
         byte[] src = new byte[2 * LINE];
         java.util.Arrays.fill(src, (byte) 3);
-        Thread writer = Thread.ofPlatform().start(() -> c.write(LINE / 2, MemorySegment.ofArray(src), false));
-        awaitFills(home, 1, "the fill of the line the write covers in part");
-        AtomicReference<Long> other = new AtomicReference<>();
-        Thread miss = Thread.ofPlatform().start(() -> other.set(c.load(10 * LINE, 1)));
-        awaitFills(home, 2, "another thread's miss, sent while the write's fill is in flight");
-        home.fillAckGate.countDown();
-        writer.join(10_000);
-        miss.join(10_000);
-        assertEquals(10L, other.get());
+        long other = missWhileHeld(home, c, () -> c.write(LINE / 2, MemorySegment.ofArray(src), false),
+            "the fill of the line the write covers in part");
+        assertEquals(10L, other);
         assertEquals(7, c.load(0, 1), "the bytes before the write come from the home");
         assertEquals(3, c.load(LINE / 2, 1));
         assertEquals(3, c.load(2 * LINE + LINE / 2 - 1, 1));
@@ -195,6 +180,27 @@ class SegmentCacheTest {
         assertEquals(0, SegmentCache.finish(c.startReleaseAll()).status());
         assertEquals(3, home.memory[LINE / 2]);
         assertEquals(7, home.memory[0], "bytes the write did not cover stay as they were");
+    }
+
+    /**
+     * Runs {@code held} in a thread until its first fill is at the home (the fill's reply held),
+     * then has another thread miss line 10 and checks that its fill goes out meanwhile; opens
+     * the gate and waits for both.
+     *
+     * @return what the other thread's load of line 10's first byte returned
+     */
+    private static long missWhileHeld(FakeHome home, SegmentCache c, Runnable held, String heldFill)
+            throws InterruptedException {
+        home.fillAckGate = new CountDownLatch(1);
+        Thread first = Thread.ofPlatform().start(held);
+        awaitFills(home, 1, heldFill);
+        AtomicReference<Long> other = new AtomicReference<>();
+        Thread miss = Thread.ofPlatform().start(() -> other.set(c.load(10 * LINE, 1)));
+        awaitFills(home, 2, "another thread's miss, sent while " + heldFill + " is in flight");
+        home.fillAckGate.countDown();
+        first.join(10_000);
+        miss.join(10_000);
+        return other.get();
     }
 
     /** Waits (at most 10 s) until the home has seen {@code n} fills. */
