@@ -90,6 +90,28 @@ final class LineFills {
         }
     }
 
+    /**
+     * Before a bulk write of {@code [off, off + len)}: fills the lines it writes in part (its
+     * first and its last) that are absent, as misses, so the write needs no fill while it holds
+     * the lock and other threads' misses are not held behind these round trips. Lines it writes
+     * whole need no fill. Called without the lock.
+     */
+    void missPartLines(long off, long len) {
+        if (len > 0) {
+            missIfPartial(off, len, off >>> c.shift);
+            missIfPartial(off, len, (off + len - 1) >>> c.shift);
+        }
+    }
+
+    private void missIfPartial(long off, long len, long idx) {
+        long lineStart = idx << c.shift;
+        int valid = c.validLength(idx);
+        boolean whole = off <= lineStart && off + len >= lineStart + valid;
+        if (!whole && SegmentCache.SLOT.getAcquire(c.lines, (int) idx) == null) {
+            miss(idx);
+        }
+    }
+
     /** Sends the fill of a miss at {@code idx} with its read-ahead, and registers it. Holds the lock. */
     private Fill startMiss(long idx) {
         readAhead = idx == lastMiss + 1 ? Math.min(readAhead * 2, SegmentCache.MAX_READ_AHEAD) : 1;

@@ -318,14 +318,7 @@ public final class SegmentCache {
             acquire.settle();
         }
         long len = src.byteSize();
-        if (len > 0) {
-            // The lines written in part (the first and the last) need their bytes first: their
-            // fills go out as misses, without the lock, so that other threads' misses are not
-            // held behind these round trips. One evicted again before the lock below is filled
-            // under it.
-            fillIfPartial(off, len, off >>> shift);
-            fillIfPartial(off, len, (off + len - 1) >>> shift);
-        }
+        fills.missPartLines(off, len); // without the lock; a line evicted again meanwhile is filled under it below
         lock.lock();
         try {
             for (long done = 0; done < len; ) {
@@ -351,20 +344,6 @@ public final class SegmentCache {
         }
     }
 
-    /**
-     * Fills line {@code idx} through {@link LineFills#miss} (the lock is not held while the fill
-     * travels) if it is absent and the write of {@code [off, off + len)} covers it in part only.
-     */
-    private void fillIfPartial(long off, long len, long idx) {
-        long lineStart = idx << shift;
-        long from = Math.max(off, lineStart);
-        long to = Math.min(off + len, lineStart + validLength(idx));
-        boolean whole = from == lineStart && to - from == validLength(idx);
-        if (!whole && SLOT.getAcquire(lines, (int) idx) == null) {
-            fills.miss(idx);
-        }
-    }
-
     /** Records a store of {@code [at, at + n)} in line {@code idx}. Holds the lock. */
     private void markDirty(long idx, Line l, int at, int n, boolean trackThread) {
         if (!l.writable) {
@@ -386,7 +365,8 @@ public final class SegmentCache {
 
     // ---- table and eviction ----
 
-    private int validLength(long idx) {
+    /** @return the bytes of line {@code idx} inside the segment (the last line may be short) */
+    int validLength(long idx) {
         return (int) Math.min(lineSize, size - (idx << shift));
     }
 

@@ -92,11 +92,7 @@ class SegmentCacheTest {
         AtomicReference<Long> second = new AtomicReference<>();
         Thread t1 = Thread.ofPlatform().start(() -> first.set(c.load(0, 1)));
         Thread t2 = Thread.ofPlatform().start(() -> second.set(c.load(5 * LINE, 1)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (fills(home) < 2 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertEquals(2, fills(home), "both misses are on the wire before either reply came");
+        awaitFills(home, 2, "both misses are on the wire before either reply came");
         home.fillAckGate.countDown();
         t1.join(10_000);
         t2.join(10_000);
@@ -221,10 +217,7 @@ class SegmentCacheTest {
         home.fillAckGate = gate;
         AtomicReference<Long> seen = new AtomicReference<>();
         Thread reader = Thread.ofPlatform().start(() -> seen.set(c.load(0, 1)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (fills(home) < 2 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        awaitFills(home, 2, "the miss's fill");
         // The home answered the fill with 0; then another node writes 9 there, and an acquire
         // reports it before the fill's reply is installed.
         home.localWrite(0, (byte) 9);
