@@ -118,7 +118,7 @@ final class ControlServer implements AutoCloseable {
                 return;
             }
             if (request instanceof ControlMessage.CacheReport r) {
-                session.cacheReport = r; // one-way: the latest figures replace the last
+                engine.cacheReported(session, r); // one-way: the latest figures replace the last
                 return;
             }
             if (request instanceof ControlMessage.Goodbye) {

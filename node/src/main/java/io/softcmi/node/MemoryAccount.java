@@ -2,13 +2,18 @@ package io.softcmi.node;
 
 /**
  * The node's CMI memory ({@code max_mem_cfg}) and who holds it: segments allocated outside any
- * reservation, and reservations (each holding the larger of what it reserves and what its
- * segments use). {@code max_mem_avail} is what is left. Guarded by the engine's lock.
+ * reservation, reservations (each holding the larger of what it reserves and what its segments
+ * use), and the caches of remote segments that the node's contexts hold (as each last reported
+ * them, docs/cache.md "Counters"). {@code max_mem_avail} is what is left, never below zero: a
+ * cache grows in its own process, so the node cannot refuse it, but while caches hold the
+ * memory, allocations and reservations that need it fail with {@code NOMEM}. Guarded by the
+ * engine's lock.
  */
 final class MemoryAccount {
     private final long configured;
     private long unreserved;
     private long reservationsFootprint;
+    private long caches;
 
     MemoryAccount(long configured) {
         this.configured = configured;
@@ -18,8 +23,22 @@ final class MemoryAccount {
         return configured;
     }
 
+    /** @return {@code max_mem_avail}: what neither segments, reservations nor caches hold (at least 0) */
     long available() {
-        return configured - unreserved - reservationsFootprint;
+        return Math.max(0, configured - unreserved - reservationsFootprint - caches);
+    }
+
+    /** @return the bytes the node's contexts' caches hold, as last reported */
+    long caches() {
+        return caches;
+    }
+
+    /**
+     * A context's cache now holds {@code after} bytes where it held {@code before} (0 for a new
+     * context, {@code after} 0 for one that ended).
+     */
+    void cacheHeld(long before, long after) {
+        caches += after - before;
     }
 
     /**

@@ -135,7 +135,31 @@ public final class NodeEngine {
             m.put("reservations", (long) state.reservations.size());
             m.put("memory_configured_bytes", state.memory.configured());
             m.put("memory_available_bytes", state.memory.available());
+            m.put("memory_client_caches_bytes", state.memory.caches());
             return m;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes a context's latest cache figures ({@code CACHE_REPORT}, one-way): they replace the
+     * last, and the memory its caches hold is charged to the node's CMI memory in place of what
+     * the last report said ({@link MemoryAccount}). A report that arrives after its session
+     * ended is dropped.
+     *
+     * @param s the reporting session
+     * @param report its figures
+     */
+    void cacheReported(Session s, ControlMessage.CacheReport report) {
+        lock.lock();
+        try {
+            if (state.sessions.get(s.id) != s) {
+                return;
+            }
+            ControlMessage.CacheReport last = s.cacheReport;
+            state.memory.cacheHeld(last == null ? 0 : last.memoryBytes(), report.memoryBytes());
+            s.cacheReport = report;
         } finally {
             lock.unlock();
         }

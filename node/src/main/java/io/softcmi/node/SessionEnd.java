@@ -42,6 +42,9 @@ final class SessionEnd {
             }
             contextEnded(s);
             state.cacheReports.contextEnded(s);
+            if (s.cacheReport != null) {
+                state.memory.cacheHeld(s.cacheReport.memoryBytes(), 0); // its caches went with it
+            }
             state.sessions.remove(s.id);
             for (long attachId : s.attachments.keySet()) {
                 state.coherence.localDetached(attachId);

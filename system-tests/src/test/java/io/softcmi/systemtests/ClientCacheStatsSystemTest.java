@@ -35,9 +35,11 @@ import org.junit.jupiter.api.io.TempDir;
  * (a write-back, a diff), acquires while A's worker holds a writable attach (invalidations), and
  * reads again once A detached (lines that stay). B's table then shows that context with those
  * figures, B's metrics carry the same totals, and when the worker ends its row goes while the
- * counter totals stay. A second test speaks the control protocol raw: the node takes a report
- * without answering, and answers a one-way frame of a type it does not know (what a node older
- * than {@code CACHE_REPORT} does with one) with an error notice, keeping the connection.
+ * counter totals stay. The memory the cache holds is charged to B's CMI memory while the context
+ * lives ({@code softcmi_memory_client_caches_bytes}, {@code max_mem_avail}). A second test speaks
+ * the control protocol raw: the node takes a report without answering, and answers a one-way
+ * frame of a type it does not know (what a node older than {@code CACHE_REPORT} does with one)
+ * with an error notice, keeping the connection.
  */
 @Timeout(240)
 class ClientCacheStatsSystemTest {
@@ -106,6 +108,9 @@ class ClientCacheStatsSystemTest {
         String before = scrape(metrics);
         assertEquals(0, value(before, "softcmi_client_cache_contexts"), before);
         assertEquals(0, value(before, "softcmi_client_cache_misses_total"), before);
+        assertEquals(0, value(before, "softcmi_memory_client_caches_bytes"), before);
+        long available = value(before, "softcmi_memory_available_bytes");
+        assertTrue(available > CACHE, before);
 
         List<ClientProcess> workers = cluster.clients(nodeA, nodeB);
         ClientProcess a = workers.get(0);
@@ -156,6 +161,9 @@ class ClientCacheStatsSystemTest {
         assertTrue(value(text, "softcmi_client_cache_acquires_total") >= 1, text);
         assertTrue(value(text, "softcmi_client_cache_invalidations_total") >= 1, text);
         assertEquals(0, value(text, "softcmi_client_cache_dirty_lines"), "the last store was released:\n" + text);
+        // The cache's memory is charged to B's CMI memory (B's worker holds no segment of B's).
+        assertEquals(memory, value(text, "softcmi_memory_client_caches_bytes"), text);
+        assertEquals(available - memory, value(text, "softcmi_memory_available_bytes"), text);
 
         String json = bin.ok(CMIADM, envB, "cmiadm", "--json", "caches");
         String table = bin.ok(CMIADM, envB, "cmiadm", "caches");
@@ -191,6 +199,8 @@ class ClientCacheStatsSystemTest {
         assertEquals(0, value(text, "softcmi_client_cache_contexts"), text);
         assertEquals(0, value(text, "softcmi_client_cache_memory_bytes"), text);
         assertEquals(0, value(text, "softcmi_client_cache_imports"), text);
+        assertEquals(0, value(text, "softcmi_memory_client_caches_bytes"), "the charge went with the context:\n" + text);
+        assertEquals(available, value(text, "softcmi_memory_available_bytes"), text);
         assertTrue(value(text, "softcmi_client_cache_misses_total") >= misses, "counters never go back:\n" + text);
         List<Map<String, String>> after = rows(bin.ok(CMIADM, envB, "cmiadm", "--json", "caches"));
         assertEquals(1, after.size(), "only the total row: " + after);
