@@ -1,29 +1,21 @@
 package io.softcmi.samples;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The Jacobi sample in process mode (docs/cache.md "The Jacobi sample"): real {@code cmid}
  * daemons and one JVM per worker ({@link JacobiWorker}), each with its own context, in one of
- * three {@linkplain Layout layouts}. The launcher starts the daemons, the workers (rendezvous
+ * three {@linkplain Layout layouts}. The launcher ({@link JacobiCluster}) starts the daemons, the workers (rendezvous
  * through files in a private temporary directory), waits for them (bounded), compares their
  * bands bit for bit with a given sequential result, and stops and deletes everything it made.
  */
 public final class JacobiProcesses {
     /** The longest a run may take, in ms (property {@code jacobi.runTimeoutMs}). */
     static final long RUN_TIMEOUT_MS = Long.getLong("jacobi.runTimeoutMs", 600_000);
-    private static final long START_TIMEOUT_MS = 60_000;
 
     private JacobiProcesses() {
     }
@@ -104,107 +96,8 @@ public final class JacobiProcesses {
      * @throws UncheckedIOException if a process cannot be started or fails (the message quotes its output and log)
      */
     public static Outcome run(int n, int iterations, Layout layout, double[][] expected, List<String> workerOptions) {
-        Path dir = null;
-        List<ChildJvm> children = Collections.synchronizedList(new ArrayList<>());
-        List<Path> shm = new ArrayList<>();
-        // If this JVM is stopped (a test's fork killed, Ctrl-C), its daemons and workers go with it.
-        Thread hook = new Thread(() -> {
-            synchronized (children) {
-                children.forEach(ChildJvm::close);
-            }
-        }, "jacobi-children");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            dir = SampleDirs.privateTempDir("softcmi-jacobi-");
-            Path key = SampleDirs.newClusterKey(dir);
-            String tag = ProcessHandle.current().pid() + "-" + dir.getFileName().toString().substring("softcmi-jacobi-".length());
-            for (int d = 0; d < layout.daemons(); d++) {
-                Path s = Path.of("/dev/shm", "softcmi-jacobi-" + tag + "-" + d);
-                shm.add(s);
-                ChildJvm cmid = ChildJvm.start("cmid " + d, Map.of(), List.of(), dir.resolve("cmid" + d + ".log"),
-                    "io.softcmi.node.Cmid", "--dir", dir.resolve("node" + d).toString(), "--listen", "127.0.0.1:0",
-                    "--cluster-key", key.toString(), "--name", "jacobi" + d, "--shm-dir", s.toString());
-                children.add(cmid);
-                cmid.awaitLine(l -> l.startsWith("cmid:"), START_TIMEOUT_MS);
-            }
-            List<ChildJvm> workers = new ArrayList<>();
-            for (int r = 0; r < layout.workers(); r++) {
-                ChildJvm w = ChildJvm.start("worker " + r,
-                    Map.of("SOFTCMI_NODE", dir.resolve("node" + (r % layout.daemons())).toString()),
-                    workerOptions, dir.resolve("worker" + r + ".log"), JacobiWorker.class.getName(), dir.toString(),
-                    Integer.toString(r), Integer.toString(layout.workers()), Integer.toString(n), Integer.toString(iterations));
-                children.add(w);
-                workers.add(w);
-            }
-            double seconds = 0;
-            List<String> counters = new ArrayList<>();
-            List<String> phases = new ArrayList<>();
-            awaitWorkers(workers, children);
-            for (ChildJvm w : workers) {
-                List<String> out = w.awaitExit(10_000);
-                seconds = Math.max(seconds, Double.parseDouble(field(out, "TIME ", w)));
-                counters.add(field(out, "CACHE ", w));
-                phases.add(field(out, "PHASES ", w));
-            }
-            JacobiBands.Comparison result = JacobiBands.compareFiles(dir, layout.workers(), n, expected);
-            return new Outcome(layout, seconds, result.mismatches(), result.maxDiff(), List.copyOf(counters),
-                List.copyOf(phases));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            synchronized (children) {
-                for (int i = children.size() - 1; i >= 0; i--) { // workers first, then the daemons
-                    children.get(i).close();
-                }
-            }
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // already shutting down: the hook stops the children
-            }
-            delete(dir);
-            shm.forEach(JacobiProcesses::delete);
-        }
-    }
-
-    /**
-     * Waits (at most {@link #RUN_TIMEOUT_MS}) until every worker has ended; the first that fails
-     * ends the wait, so the error quoted is the first cause, not a partner's barrier timeout. A
-     * daemon that ends meanwhile fails the run too.
-     */
-    private static void awaitWorkers(List<ChildJvm> workers, List<ChildJvm> children) throws IOException {
-        long deadline = System.nanoTime() + RUN_TIMEOUT_MS * 1_000_000;
-        while (workers.stream().anyMatch(ChildJvm::alive)) {
-            for (ChildJvm c : children) {
-                if (c.failed() || (!workers.contains(c) && !c.alive())) {
-                    throw new IOException("a process of the run ended early; " + c.describe());
-                }
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IOException("the workers did not end in " + RUN_TIMEOUT_MS + " ms");
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
-        }
-    }
-
-    private static String field(List<String> out, String prefix, ChildJvm w) {
-        return out.stream().filter(l -> l.startsWith(prefix)).findFirst().map(l -> l.substring(prefix.length()))
-            .orElseThrow(() -> new IllegalStateException("no " + prefix.trim() + " line; " + w.describe()));
-    }
-
-    private static void delete(Path p) {
-        if (p == null || !Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(p)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort: a daemon may still be removing its own files
+        try (JacobiCluster cluster = JacobiCluster.start(layout)) {
+            return cluster.run(n, iterations, expected, workerOptions);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.softcmi.benchmarks.cluster;
 
+import io.softcmi.samples.JacobiCluster;
 import io.softcmi.samples.JacobiProcesses;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -48,8 +49,20 @@ import java.util.Locale;
  * {@code -Djacobi.warmup=N} (default 0) runs N untimed iterations of the sequential kernel before
  * each sequential run and of each worker before its timed iterations (docs/cache.md, "Warm-up");
  * the floors get none.
+ *
+ * <p>With the two-daemon layout it also times <b>kept daemons</b> ({@link JacobiCluster}): two
+ * daemons started once, which serve a first, untimed run of the workers and then every round's
+ * run, as daemons run as a service have served programs before (each run's workers are new
+ * processes, with the same warm-up). The two-daemon layout itself starts new daemons for every
+ * run, so its figure includes the daemons' JIT warm-up (docs/benchmarks.md, "Jacobi: the daemons
+ * still compile after 2000 warm-up iterations"). {@code -Dbench.jacobiKeptDaemons=false} leaves
+ * the kept daemons out.
  */
 public final class JacobiBenchmark {
+    /** Whether to time the two-daemon layout on daemons kept up across runs as well (default true). */
+    static final String KEPT_DAEMONS_PROPERTY = "bench.jacobiKeptDaemons";
+    private static final String KEPT_NAME = "2 processes on 2 kept daemons";
+
     private JacobiBenchmark() {
     }
 
@@ -96,21 +109,48 @@ public final class JacobiBenchmark {
         if (!floorsExact || outcomes.stream().anyMatch(o -> o.mismatches() != 0)) {
             throw new IllegalStateException("a distributed result or a floor's differs from the sequential one");
         }
-        if (rounds > 1) {
-            List<Timed> timed = new ArrayList<>();
-            List<Double> firstSeconds = new ArrayList<>();
-            List<RawJacobiFloor.Kind> kinds = floors();
-            for (int k = 0; k < kinds.size(); k++) {
-                timed.add(new Timed(kinds.get(k).description(), floorRun(n, iterations, kinds.get(k), sequential.grid())));
-                firstSeconds.add(floors.get(k + 1).seconds()); // row 0 is the second sequential run
+        boolean keep = layouts.contains(JacobiProcesses.Layout.TWO_DAEMONS)
+            && Boolean.parseBoolean(System.getProperty(KEPT_DAEMONS_PROPERTY, "true"));
+        try (JacobiCluster kept = keep ? JacobiCluster.start(JacobiProcesses.Layout.TWO_DAEMONS) : null) {
+            Timing keptRun = kept == null ? null : keptRun(n, iterations, kept, sequential.grid());
+            double keptFirst = 0;
+            if (kept != null) {
+                double warm = keptRun.seconds();
+                keptFirst = keptRun.seconds();
+                System.out.printf(Locale.ROOT, "%-40s %9.3f %8.2f  exact (the daemons' first run, untimed in the ratios:"
+                    + " %.3f s)%n", KEPT_NAME, keptFirst, keptFirst / sequential.seconds(), warm);
             }
-            for (int l = 0; l < layouts.size(); l++) {
-                timed.add(new Timed(layouts.get(l).description(), layoutRun(n, iterations, layouts.get(l),
-                    sequential.grid())));
-                firstSeconds.add(outcomes.get(l).seconds());
+            if (rounds > 1) {
+                laterRounds(n, iterations, layouts, sequential, rounds, floors, outcomes, keptRun, keptFirst);
             }
-            moreRounds(n, iterations, timed, firstSeconds, sequential, rounds);
         }
+    }
+
+    /**
+     * Rounds 2 to {@code rounds} of every floor, layout and (when given) the kept daemons' run,
+     * with the first round's times from {@code floors} (row 0 is the second sequential run),
+     * {@code outcomes} and {@code keptFirst}.
+     */
+    private static void laterRounds(int n, int iterations, List<JacobiProcesses.Layout> layouts,
+            JacobiProcesses.Sequential sequential, int rounds, List<JacobiProcesses.Row> floors,
+            List<JacobiProcesses.Outcome> outcomes, Timing keptRun, double keptFirst) throws IOException {
+        List<Timed> timed = new ArrayList<>();
+        List<Double> firstSeconds = new ArrayList<>();
+        List<RawJacobiFloor.Kind> kinds = floors();
+        for (int k = 0; k < kinds.size(); k++) {
+            timed.add(new Timed(kinds.get(k).description(), floorRun(n, iterations, kinds.get(k), sequential.grid())));
+            firstSeconds.add(floors.get(k + 1).seconds()); // row 0 is the second sequential run
+        }
+        for (int l = 0; l < layouts.size(); l++) {
+            timed.add(new Timed(layouts.get(l).description(), layoutRun(n, iterations, layouts.get(l),
+                sequential.grid())));
+            firstSeconds.add(outcomes.get(l).seconds());
+        }
+        if (keptRun != null) {
+            timed.add(new Timed(KEPT_NAME, keptRun));
+            firstSeconds.add(keptFirst);
+        }
+        moreRounds(n, iterations, timed, firstSeconds, sequential, rounds);
     }
 
     /** One configuration timed in every round: a floor or a layout. */
@@ -175,6 +215,20 @@ public final class JacobiBenchmark {
             }
             for (String phases : o.phases()) {
                 System.out.println("  " + layout.description() + ": " + phases);
+            }
+            return o.seconds();
+        };
+    }
+
+    /** @return a run of the workers on the kept daemons, its worker phases printed, failing if its result differs */
+    private static Timing keptRun(int n, int iterations, JacobiCluster cluster, double[][] expected) {
+        return () -> {
+            JacobiProcesses.Outcome o = cluster.run(n, iterations, expected, List.of());
+            if (o.mismatches() != 0) {
+                throw new IllegalStateException(KEPT_NAME + ": " + o.mismatches() + " cells differ from the sequential result");
+            }
+            for (String phases : o.phases()) {
+                System.out.println("  " + KEPT_NAME + ": " + phases);
             }
             return o.seconds();
         };
