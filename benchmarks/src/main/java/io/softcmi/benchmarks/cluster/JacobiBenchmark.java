@@ -55,7 +55,8 @@ import java.util.Locale;
  * run, as daemons run as a service have served programs before (each run's workers are new
  * processes, with the same warm-up). The two-daemon layout itself starts new daemons for every
  * run, so its figure includes the daemons' JIT warm-up (docs/benchmarks.md, "Jacobi: the daemons
- * still compile after 2000 warm-up iterations"). {@code -Dbench.jacobiKeptDaemons=false} leaves
+ * still compile after 2000 warm-up iterations"). The kept daemons stay up, idle, while the
+ * other configurations of the later rounds run. {@code -Dbench.jacobiKeptDaemons=false} leaves
  * the kept daemons out.
  */
 public final class JacobiBenchmark {
