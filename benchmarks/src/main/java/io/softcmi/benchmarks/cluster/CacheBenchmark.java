@@ -54,7 +54,9 @@ import java.util.concurrent.TimeUnit;
  * method), beside the same loop over the home's own attach of the segment (a local
  * {@code CmiMapping}, whose every {@code getLong} makes its checks too), and last {@code rmb}
  * followed by compute and a hit on a second, 64 KiB segment that nobody writes
- * ({@link #acquireThenHit}). The line size is
+ * ({@link #acquireThenHit}), and {@code rmb} followed by a bulk {@code get} of a 16 KiB row whose
+ * lines the acquire drops, as a halo row is read after a barrier ({@link #acquireThenRowRead}).
+ * The line size is
  * {@code -Dsoftcmi.cache.lineSize}.
  * The background write-back is off unless {@code -Dsoftcmi.cache.writeBackMs} is given, so that
  * the timed {@code wmb} writes the whole dirty megabyte.
@@ -139,7 +141,8 @@ public final class CacheBenchmark {
                 CmiSegment q = b.segImp(RemoteSegmentHandle.fromBytes(handles[2]));
                 b.segSetToken(q, CmiToken.fromBytes(handles[3]));
                 CmiMapping quiet = b.segAt(q, Set.of()); // nothing cached until the last part: no ACQUIRE for it before
-                return measure(b, m, line, misses, children) + acquireThenHit(b, quiet, misses);
+                return measure(b, m, line, misses, children) + acquireThenHit(b, quiet, misses)
+                    + acquireThenRowRead(b, m, misses);
             }).get();
             System.out.println(report);
             double localMapping = home.submit(() -> {
@@ -375,6 +378,32 @@ public final class CacheBenchmark {
                 ChildProcesses.pct(total, 50) / 1e3, ChildProcesses.pct(hit, 50) / 1e3));
         }
         return out.append("(checksum ").append(sum).append(")\n").toString();
+    }
+
+    /** Bytes of the row {@link #acquireThenRowRead} reads: one row of the Jacobi benchmark's grid (2048 doubles). */
+    private static final int ROW = 16 * 1024;
+
+    /**
+     * {@code rmb}, then a bulk {@code get} of a {@value #ROW}-byte row of cached lines that the
+     * acquire drops (the home holds a writable attach): a halo row read right after a barrier.
+     * The read sends its fills behind the {@code ACQUIRE} (docs/cache.md "Acquire points"), so
+     * the two share a round trip. Time from the {@code rmb} to the row's bytes.
+     */
+    private static String acquireThenRowRead(CmiContext ctx, CmiMapping m, int rounds) {
+        MemorySegment row = Arena.ofAuto().allocate(ROW, 8);
+        long[] total = new long[rounds];
+        for (int i = 0; i < 2 * rounds; i++) {
+            long r = System.nanoTime();
+            ctx.rmb();
+            m.get(2L * MIB, row);
+            long e = System.nanoTime();
+            if (i >= rounds) {
+                total[i - rounds] = e - r;
+            }
+        }
+        Arrays.sort(total);
+        return String.format(Locale.ROOT, "rmb, then a bulk get of a %d KiB row the acquire drops (%d after %d untimed): p50 %.1f us,"
+            + " p99 %.1f us%n", ROW / 1024, rounds, rounds, ChildProcesses.pct(total, 50) / 1e3, ChildProcesses.pct(total, 99) / 1e3);
     }
 
     /**

@@ -149,6 +149,55 @@ final class CacheAcquire {
         settle(miss);
     }
 
+    /**
+     * {@link #settle} for a bulk read of lines {@code [first, last]} (such as a halo row read
+     * right after a barrier's {@code rmb}): the range's clean lines cached before the pending acquire are
+     * dropped at once, as if its reply named them, so the read's fills go out behind the
+     * {@code ACQUIRE} (in the same write while it is queued) and the two share one round trip
+     * where settling first and then fetching took two. The cost is the range's lines nobody
+     * wrote, fetched again. Dirty lines stay (their stores are this process's and the acquire's
+     * reply decides about them), as do lines filled after the acquire started. Ranges larger than
+     * the cache are settled first, as every other access does.
+     */
+    void settleBeforeRange(long first, long last) {
+        if (!c.acquirePending) {
+            return;
+        }
+        if (last - first + 1 > c.capacityLines) {
+            settle();
+            return;
+        }
+        long g;
+        settleLock.lock();
+        try {
+            AcquireFlight f = deferred;
+            if (f == null) {
+                return;
+            }
+            g = f.generation();
+        } finally {
+            settleLock.unlock();
+        }
+        c.lock.lock();
+        try {
+            List<Long> victims = new ArrayList<>();
+            for (long idx = first; idx <= last; idx++) {
+                Line l = c.lines[(int) idx];
+                if (l != null && !l.dirty() && l.generation < g) {
+                    victims.add(idx);
+                }
+            }
+            if (!victims.isEmpty()) {
+                c.stats.invalidations.add(victims.size());
+                c.drop(victims);
+            }
+        } finally {
+            c.lock.unlock();
+        }
+        c.fills().prefetch(first, last);
+        settle(true);
+    }
+
     /** Waits for an acquire and drops the lines others wrote; on failure drops every line. */
     void finish(AcquireFlight f) {
         if (f == null) {

@@ -288,10 +288,10 @@ public final class SegmentCache {
 
     /** Copies {@code dst.byteSize()} bytes at {@code off} into {@code dst}. @throws LineFault if a miss failed */
     public void read(long off, MemorySegment dst) {
-        if (acquirePending) {
-            acquire.settle();
-        }
         long len = dst.byteSize();
+        if (acquirePending && len > 0) {
+            acquire.settleBeforeRange(off >>> shift, (off + len - 1) >>> shift);
+        }
         if (len > lineSize) {
             fills.prefetch(off >>> shift, (off + len - 1) >>> shift);
         }

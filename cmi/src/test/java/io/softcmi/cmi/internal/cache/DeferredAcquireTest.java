@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
@@ -183,5 +184,41 @@ class DeferredAcquireTest {
         assertEquals(3, c.load(0, 1));
         assertEquals(3, home.fills, "line 0 was dropped and filled again once");
         assertEquals(List.of("ACQUIRE", "ACQUIRE", "FILL"), home.writes().subList(before, home.writes().size()));
+    }
+
+    @Test
+    void shouldSendABulkReadsFillsBehindThePendingAcquireInOneWriteAndReadWhatOthersWrote() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        byte[] row = new byte[2 * LINE];
+        c.read(LINE, MemorySegment.ofArray(row)); // lines 1 and 2 cached, all zero
+        home.localWrite(LINE + 5, (byte) 6); // another process writes into line 1, then releases
+        int before = home.writes().size();
+        c.deferAcquire(); // this process's rmb, queued
+        c.read(LINE, MemorySegment.ofArray(row));
+        assertEquals(6, row[5], "the bulk read after rmb sees the write");
+        assertEquals(List.of("ACQUIRE FILL"), home.writes().subList(before, home.writes().size()),
+            "the cached lines of the range were dropped and fetched behind the queued ACQUIRE, in its write");
+        assertFalse(c.acquirePending);
+        c.read(LINE, MemorySegment.ofArray(row));
+        assertEquals(List.of("ACQUIRE FILL"), home.writes().subList(before, home.writes().size()),
+            "the lines fetched behind the acquire are newer than it: it did not drop them");
+        c.deferAcquire();
+        assertEquals(before + 1, home.writes().size(), "settled by the fetch: the next rmb queues again");
+    }
+
+    @Test
+    void shouldKeepALineStoredToWhenABulkReadSettlesThePendingAcquire() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        byte[] row = new byte[2 * LINE];
+        c.read(0, MemorySegment.ofArray(row));
+        c.store(3, 1, 8, false); // line 0 dirty: this process's store, not yet written back
+        home.localWrite(LINE + 1, (byte) 5);
+        c.deferAcquire();
+        c.read(0, MemorySegment.ofArray(row));
+        assertEquals(8, row[3], "this process's own store survives the bulk read's early drop");
+        assertEquals(5, row[LINE + 1], "the line another process wrote is read again");
+        assertFalse(c.acquirePending);
     }
 }
