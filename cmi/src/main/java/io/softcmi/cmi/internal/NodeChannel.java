@@ -404,6 +404,13 @@ public final class NodeChannel implements AutoCloseable {
             }
         } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
             reason = e.getMessage() == null ? "node closed the connection" : e.getMessage();
+            // Notices read in the same turn as the end of the stream (a node's NodeShutdown,
+            // written just before it closes) are queued but not yet delivered.
+            try {
+                deliverNotices();
+            } catch (RuntimeException listenerFailed) {
+                // A listener's call on the ending connection: the end is what matters now.
+            }
         } finally {
             closedReason = reason;
             IOException cause = new IOException(reason);

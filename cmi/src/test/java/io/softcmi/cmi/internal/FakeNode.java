@@ -29,6 +29,8 @@ final class FakeNode implements AutoCloseable {
     private final Thread thread;
     private final ConcurrentLinkedQueue<ControlMessage> notices = new ConcurrentLinkedQueue<>();
     private volatile boolean stop;
+    /** A notice to write just before closing the connection ({@link #noticeAndClose}), or null. */
+    private volatile ControlMessage last;
     private volatile long requests;
     private volatile long replyDelayNanos;
     private volatile int replyFlags;
@@ -76,12 +78,22 @@ final class FakeNode implements AutoCloseable {
         notices.add(m);
     }
 
+    /** Writes {@code m} and closes the connection at once after it, as a node that shuts down does. */
+    void noticeAndClose(ControlMessage m) {
+        last = m;
+    }
+
     private void serve() {
         try (SocketChannel ch = server.accept()) {
             ch.configureBlocking(false);
             FrameReader in = new FrameReader();
             while (!stop) {
                 sendNotices(ch);
+                ControlMessage end = last;
+                if (end != null) {
+                    write(ch, MessageType.toFrame(end, 0));
+                    return; // closes the connection right behind the notice
+                }
                 if (in.fill(ch) == 0) {
                     Thread.onSpinWait();
                     continue;
