@@ -6,10 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The {@code cmid} daemons of one Jacobi {@linkplain JacobiProcesses.Layout layout}, started once
@@ -120,7 +118,7 @@ public final class JacobiCluster implements AutoCloseable {
                 w.close();
                 children.remove(w);
             }
-            delete(runDir);
+            SampleDirs.deleteQuietly(runDir);
         }
     }
 
@@ -173,18 +171,7 @@ public final class JacobiCluster implements AutoCloseable {
         } catch (IllegalStateException ignored) {
             // already shutting down: the hook stops the children
         }
-        delete(dir);
-        shm.forEach(JacobiCluster::delete);
-    }
-
-    private static void delete(Path p) {
-        if (p == null || !Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(p)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort: a daemon may still be removing its own files
-        }
+        SampleDirs.deleteQuietly(dir);
+        shm.forEach(SampleDirs::deleteQuietly);
     }
 }

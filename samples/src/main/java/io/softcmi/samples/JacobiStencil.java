@@ -16,7 +16,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -155,13 +154,7 @@ public final class JacobiStencil {
         } finally {
             threads.forEach(ExecutorService::shutdownNow);
             nodes.forEach(NodeDaemon::close);
-            if (dir != null) {
-                try (var files = Files.walk(dir)) {
-                    files.sorted((a, b) -> b.compareTo(a)).forEach(f -> f.toFile().delete());
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
+            SampleDirs.deleteQuietly(dir);
         }
     }
 

@@ -1,12 +1,18 @@
 package io.softcmi.samples;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
-/** What the multi-node samples set up before starting daemons: a private directory and a cluster key. */
+/**
+ * What the multi-node samples set up before starting daemons (a private directory and a cluster
+ * key) and remove after them.
+ */
 final class SampleDirs {
     private SampleDirs() {
     }
@@ -34,5 +40,22 @@ final class SampleDirs {
         Files.write(key, k);
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
         return key;
+    }
+
+    /**
+     * Deletes {@code p} and everything under it, as far as it can: what is left of a temporary
+     * directory (a daemon may still be removing its own files) is harmless.
+     *
+     * @param p a file or directory; nothing happens if it is null or absent
+     */
+    static void deleteQuietly(Path p) {
+        if (p == null || !Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(p)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException | UncheckedIOException ignored) {
+            // best effort
+        }
     }
 }

@@ -15,7 +15,6 @@ import io.softcmi.node.NodeDaemon;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -93,7 +92,7 @@ public final class ThreeNodeCluster {
             threads.forEach(ExecutorService::shutdownNow);
             nodes.forEach(NodeDaemon::close);
             if (dir != null) {
-                deleteQuietly(dir);
+                SampleDirs.deleteQuietly(dir);
             }
         }
     }
@@ -189,14 +188,6 @@ public final class ThreeNodeCluster {
             throw new IllegalStateException(e);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("a node did not answer within 60 s", e);
-        }
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (var files = Files.walk(dir)) {
-            files.sorted((a, b) -> b.compareTo(a)).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // A temp directory left behind is harmless.
         }
     }
 }

@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,8 +100,8 @@ public final class VmmcDemo {
             } catch (IllegalStateException ignored) {
                 // already shutting down: the hook stops the children
             }
-            delete(dir);
-            shm.forEach(VmmcDemo::delete);
+            SampleDirs.deleteQuietly(dir);
+            shm.forEach(SampleDirs::deleteQuietly);
         }
     }
 
@@ -123,16 +122,5 @@ public final class VmmcDemo {
             }
         }
         return lines;
-    }
-
-    private static void delete(Path p) {
-        if (p == null || !Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException | UncheckedIOException ignored) {
-            // best effort: a temporary directory
-        }
     }
 }

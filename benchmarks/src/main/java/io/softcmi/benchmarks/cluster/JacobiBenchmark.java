@@ -206,33 +206,30 @@ public final class JacobiBenchmark {
         }
     }
 
-    /** @return a layout's run, its worker phases printed, failing if its result differs */
+    /** @return a layout's run (new daemons each time), its worker phases printed, failing if its result differs */
     private static Timing layoutRun(int n, int iterations, JacobiProcesses.Layout layout, double[][] expected) {
-        return () -> {
-            JacobiProcesses.Outcome o = JacobiProcesses.run(n, iterations, layout, expected);
-            if (o.mismatches() != 0) {
-                throw new IllegalStateException(layout.description() + ": " + o.mismatches()
-                    + " cells differ from the sequential result");
-            }
-            for (String phases : o.phases()) {
-                System.out.println("  " + layout.description() + ": " + phases);
-            }
-            return o.seconds();
-        };
+        return () -> checkedSeconds(layout.description(), JacobiProcesses.run(n, iterations, layout, expected));
     }
 
     /** @return a run of the workers on the kept daemons, its worker phases printed, failing if its result differs */
     private static Timing keptRun(int n, int iterations, JacobiCluster cluster, double[][] expected) {
-        return () -> {
-            JacobiProcesses.Outcome o = cluster.run(n, iterations, expected, List.of());
-            if (o.mismatches() != 0) {
-                throw new IllegalStateException(KEPT_NAME + ": " + o.mismatches() + " cells differ from the sequential result");
-            }
-            for (String phases : o.phases()) {
-                System.out.println("  " + KEPT_NAME + ": " + phases);
-            }
-            return o.seconds();
-        };
+        return () -> checkedSeconds(KEPT_NAME, cluster.run(n, iterations, expected, List.of()));
+    }
+
+    /**
+     * Prints a run's worker phases under {@code name}.
+     *
+     * @return its seconds
+     * @throws IllegalStateException if its result differs from the sequential one
+     */
+    private static double checkedSeconds(String name, JacobiProcesses.Outcome o) {
+        if (o.mismatches() != 0) {
+            throw new IllegalStateException(name + ": " + o.mismatches() + " cells differ from the sequential result");
+        }
+        for (String phases : o.phases()) {
+            System.out.println("  " + name + ": " + phases);
+        }
+        return o.seconds();
     }
 
     /** @return a floor's run, failing if its result differs */
