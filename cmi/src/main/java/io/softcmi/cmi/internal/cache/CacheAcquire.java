@@ -6,6 +6,7 @@ import io.softcmi.wire.DataProtocol;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -51,6 +52,8 @@ final class CacheAcquire {
     private boolean queueNext = true;
     /** Acquires started so far. Guarded by the cache's lock. */
     private long generation;
+    /** Lines that an acquire's reply has named written by others, ever: those a bulk read refetches early ({@link #settleBeforeRange}). Guarded by the cache's lock. */
+    private final BitSet namedBefore = new BitSet();
 
     CacheAcquire(SegmentCache cache) {
         this.c = cache;
@@ -151,13 +154,15 @@ final class CacheAcquire {
 
     /**
      * {@link #settle} for a bulk read of lines {@code [first, last]} (such as a halo row read
-     * right after a barrier's {@code rmb}): the range's clean lines cached before the pending acquire are
-     * dropped at once, as if its reply named them, so the read's fills go out behind the
-     * {@code ACQUIRE} (in the same write while it is queued) and the two share one round trip
-     * where settling first and then fetching took two. The cost is the range's lines nobody
-     * wrote, fetched again. Dirty lines stay (their stores are this process's and the acquire's
-     * reply decides about them), as do lines filled after the acquire started. Ranges larger than
-     * the cache are settled first, as every other access does.
+     * right after a barrier's {@code rmb}): the range's clean lines cached before the pending
+     * acquire that an earlier acquire's reply named written by others are dropped at once, as if
+     * this reply named them too, so the read's fills go out behind the {@code ACQUIRE} (in the
+     * same write while it is queued) and the two share one round trip where settling first and
+     * then fetching took two. Lines no acquire ever named (private or read-only data) stay, so
+     * they are not fetched again; if this reply names one of them after all, the read fetches it
+     * after settling, as before. Dirty lines stay (their stores are this process's and the
+     * reply decides about them), as do lines filled after the acquire started. Ranges larger
+     * than the cache are settled first, as every other access does.
      */
     void settleBeforeRange(long first, long last) {
         if (!c.acquirePending) {
@@ -183,7 +188,7 @@ final class CacheAcquire {
             List<Long> victims = new ArrayList<>();
             for (long idx = first; idx <= last; idx++) {
                 Line l = c.lines[(int) idx];
-                if (l != null && !l.dirty() && l.generation < g) {
+                if (l != null && !l.dirty() && l.generation < g && namedBefore.get((int) idx)) {
                     victims.add(idx);
                 }
             }
@@ -243,6 +248,9 @@ final class CacheAcquire {
                 c.epoch = Math.max(c.epoch, f.pending().value());
             }
             if (!victims.isEmpty()) {
+                if (status == 0) {
+                    victims.forEach(idx -> namedBefore.set((int) (long) idx));
+                }
                 c.stats.invalidations.add(victims.size());
                 c.drop(victims);
             }

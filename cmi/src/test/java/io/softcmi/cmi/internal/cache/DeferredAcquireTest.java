@@ -187,7 +187,7 @@ class DeferredAcquireTest {
     }
 
     @Test
-    void shouldSendABulkReadsFillsBehindThePendingAcquireInOneWriteAndReadWhatOthersWrote() {
+    void shouldSendABulkReadsFillsBehindThePendingAcquireInOneWriteForLinesOthersWroteBefore() {
         FakeHome home = new FakeHome(4 * LINE);
         SegmentCache c = cache(home);
         byte[] row = new byte[2 * LINE];
@@ -197,14 +197,37 @@ class DeferredAcquireTest {
         c.deferAcquire(); // this process's rmb, queued
         c.read(LINE, MemorySegment.ofArray(row));
         assertEquals(6, row[5], "the bulk read after rmb sees the write");
+        assertEquals(List.of("ACQUIRE", "FILL"), home.writes().subList(before, home.writes().size()),
+            "no acquire had named line 1 yet: settled first, then the line the reply named fetched");
+        home.localWrite(LINE + 5, (byte) 7); // the next round of the same sharing
+        before = home.writes().size();
+        c.deferAcquire();
+        c.read(LINE, MemorySegment.ofArray(row));
+        assertEquals(7, row[5]);
         assertEquals(List.of("ACQUIRE FILL"), home.writes().subList(before, home.writes().size()),
-            "the cached lines of the range were dropped and fetched behind the queued ACQUIRE, in its write");
+            "line 1, named before, was dropped and fetched behind the queued ACQUIRE, in its write");
         assertFalse(c.acquirePending);
         c.read(LINE, MemorySegment.ofArray(row));
         assertEquals(List.of("ACQUIRE FILL"), home.writes().subList(before, home.writes().size()),
-            "the lines fetched behind the acquire are newer than it: it did not drop them");
+            "the line fetched behind the acquire is newer than it: it did not drop it");
         c.deferAcquire();
         assertEquals(before + 1, home.writes().size(), "settled by the fetch: the next rmb queues again");
+    }
+
+    @Test
+    void shouldNotFetchAgainLinesNoAcquireNamedWhenABulkReadSettlesThePendingAcquire() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        home.memory[LINE + 9] = 3;
+        byte[] row = new byte[2 * LINE];
+        c.read(LINE, MemorySegment.ofArray(row));
+        long fills = home.fills;
+        for (int round = 0; round < 3; round++) {
+            c.deferAcquire(); // nobody else writes: the reply names nothing
+            c.read(LINE, MemorySegment.ofArray(row));
+            assertEquals(3, row[9]);
+        }
+        assertEquals(fills, home.fills, "read-only lines stay cached across acquires: no fetch");
     }
 
     @Test
