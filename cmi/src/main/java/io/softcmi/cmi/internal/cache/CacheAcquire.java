@@ -52,8 +52,13 @@ final class CacheAcquire {
     private boolean queueNext = true;
     /** Acquires started so far. Guarded by the cache's lock. */
     private long generation;
-    /** Lines that an acquire's reply has named written by others, ever: those a bulk read refetches early ({@link #settleBeforeRange}). Guarded by the cache's lock. */
-    private final BitSet namedBefore = new BitSet();
+    /**
+     * Lines that the last acquire's reply (of those settled without an error) named written by
+     * others: those a bulk read refetches early ({@link #settleBeforeRange}). A line that one
+     * reply does not name leaves the set, so data that others stopped writing stays cached
+     * again after one acquire. Guarded by the cache's lock.
+     */
+    private BitSet namedBefore = new BitSet();
 
     CacheAcquire(SegmentCache cache) {
         this.c = cache;
@@ -158,9 +163,9 @@ final class CacheAcquire {
      * acquire that an earlier acquire's reply named written by others are dropped at once, as if
      * this reply named them too, so the read's fills go out behind the {@code ACQUIRE} (in the
      * same write while it is queued) and the two share one round trip where settling first and
-     * then fetching took two. Lines no acquire ever named (private or read-only data) stay, so
-     * they are not fetched again; if this reply names one of them after all, the read fetches it
-     * after settling, as before. Dirty lines stay (their stores are this process's and the
+     * then fetching took two. Lines the last acquire did not name (private or read-only data, or
+     * data others stopped writing) stay, so they are not fetched again; if this reply names one
+     * of them after all, the read fetches it after settling, as before. Dirty lines stay (their stores are this process's and the
      * reply decides about them), as do lines filled after the acquire started. Ranges larger
      * than the cache are settled first, as every other access does.
      */
@@ -221,6 +226,7 @@ final class CacheAcquire {
                 }
                 c.fills().stale(-1, -1, f.generation());
             } else {
+                BitSet named = new BitSet();
                 ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
                 while (bb.remaining() >= 16) {
                     long s = bb.getLong();
@@ -230,6 +236,7 @@ final class CacheAcquire {
                     }
                     long first = s >>> c.shift;
                     long last = (e - 1) >>> c.shift;
+                    named.set((int) first, (int) last + 1);
                     c.fills().stale(first, last, f.generation());
                     if (last - first + 1 > 2L * c.resident) {
                         for (long idx : c.order) {
@@ -246,11 +253,9 @@ final class CacheAcquire {
                     }
                 }
                 c.epoch = Math.max(c.epoch, f.pending().value());
+                namedBefore = named;
             }
             if (!victims.isEmpty()) {
-                if (status == 0) {
-                    victims.forEach(idx -> namedBefore.set((int) (long) idx));
-                }
                 c.stats.invalidations.add(victims.size());
                 c.drop(victims);
             }

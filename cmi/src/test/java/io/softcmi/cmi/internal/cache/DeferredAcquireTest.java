@@ -231,6 +231,35 @@ class DeferredAcquireTest {
     }
 
     @Test
+    void shouldStopFetchingEarlyALineOnceAnAcquireNoLongerNamesIt() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home);
+        byte[] row = new byte[2 * LINE];
+        c.read(LINE, MemorySegment.ofArray(row));
+        for (byte v = 1; v <= 2; v++) { // two rounds of sharing: another process writes line 1
+            home.localWrite(LINE + 5, v);
+            c.deferAcquire();
+            c.read(LINE, MemorySegment.ofArray(row));
+            assertEquals(v, row[5]);
+        }
+        // The writer stopped. The next read still fetches line 1 behind the ACQUIRE (the last
+        // reply named it), and that reply names nothing.
+        int before = home.writes().size();
+        c.deferAcquire();
+        c.read(LINE, MemorySegment.ofArray(row));
+        assertEquals(List.of("ACQUIRE FILL"), home.writes().subList(before, home.writes().size()));
+        long fills = home.fills;
+        before = home.writes().size();
+        for (int round = 0; round < 3; round++) {
+            c.deferAcquire();
+            c.read(LINE, MemorySegment.ofArray(row));
+            assertEquals(2, row[5]);
+        }
+        assertEquals(fills, home.fills, "once a reply left line 1 out, it stays cached across acquires");
+        assertEquals(List.of("ACQUIRE", "ACQUIRE", "ACQUIRE"), home.writes().subList(before, home.writes().size()));
+    }
+
+    @Test
     void shouldKeepALineStoredToWhenABulkReadSettlesThePendingAcquire() {
         FakeHome home = new FakeHome(4 * LINE);
         SegmentCache c = cache(home);
