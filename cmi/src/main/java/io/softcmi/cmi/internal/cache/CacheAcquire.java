@@ -53,12 +53,16 @@ final class CacheAcquire {
     /** Acquires started so far. Guarded by the cache's lock. */
     private long generation;
     /**
-     * Lines that the last acquire's reply (of those settled without an error) named written by
-     * others: those a bulk read refetches early ({@link #settleBeforeRange}). A line that one
-     * reply does not name leaves the set, so data that others stopped writing stays cached
-     * again after one acquire. Guarded by the cache's lock.
+     * Cached lines that the last acquire's reply (of those settled without an error) named
+     * written by others: those a bulk read refetches early ({@link #settleBeforeRange}). A line
+     * that one reply does not name leaves the set, so data that others stopped writing stays
+     * cached after one acquire. Only lines cached when the reply came are kept, so the work per
+     * reply is bounded by the cache, not by the ranges named. Guarded by the cache's lock.
      */
-    private BitSet namedBefore = new BitSet();
+    private final BitSet namedBefore = new BitSet();
+    /** The indices set in {@link #namedBefore}, to clear them at the next reply. Guarded by the cache's lock. */
+    private long[] namedList = new long[16];
+    private int namedCount;
 
     CacheAcquire(SegmentCache cache) {
         this.c = cache;
@@ -160,14 +164,14 @@ final class CacheAcquire {
     /**
      * {@link #settle} for a bulk read of lines {@code [first, last]} (such as a halo row read
      * right after a barrier's {@code rmb}): the range's clean lines cached before the pending
-     * acquire that an earlier acquire's reply named written by others are dropped at once, as if
+     * acquire that the last acquire's reply named written by others are dropped at once, as if
      * this reply named them too, so the read's fills go out behind the {@code ACQUIRE} (in the
      * same write while it is queued) and the two share one round trip where settling first and
      * then fetching took two. Lines the last acquire did not name (private or read-only data, or
      * data others stopped writing) stay, so they are not fetched again; if this reply names one
-     * of them after all, the read fetches it after settling, as before. Dirty lines stay (their stores are this process's and the
-     * reply decides about them), as do lines filled after the acquire started. Ranges larger
-     * than the cache are settled first, as every other access does.
+     * of them after all, the read fetches it after settling, as before. Dirty lines stay (their
+     * stores are this process's and the reply decides about them), as do lines filled after the
+     * acquire started. Ranges larger than the cache are settled first, as every other access does.
      */
     void settleBeforeRange(long first, long last) {
         if (!c.acquirePending) {
@@ -226,7 +230,7 @@ final class CacheAcquire {
                 }
                 c.fills().stale(-1, -1, f.generation());
             } else {
-                BitSet named = new BitSet();
+                forgetNamed();
                 ByteBuffer bb = ByteBuffer.wrap(f.ranges(), 0, f.pending().received()).order(ByteOrder.LITTLE_ENDIAN);
                 while (bb.remaining() >= 16) {
                     long s = bb.getLong();
@@ -236,24 +240,20 @@ final class CacheAcquire {
                     }
                     long first = s >>> c.shift;
                     long last = (e - 1) >>> c.shift;
-                    named.set((int) first, (int) last + 1);
                     c.fills().stale(first, last, f.generation());
                     if (last - first + 1 > 2L * c.resident) {
                         for (long idx : c.order) {
-                            if (idx >= first && idx <= last && older(c.lines[(int) idx], f)) {
-                                victims.add(idx);
+                            if (idx >= first && idx <= last) {
+                                named(idx, f, victims);
                             }
                         }
                     } else {
                         for (long idx = first; idx <= last; idx++) {
-                            if (older(c.lines[(int) idx], f)) {
-                                victims.add(idx);
-                            }
+                            named(idx, f, victims);
                         }
                     }
                 }
                 c.epoch = Math.max(c.epoch, f.pending().value());
-                namedBefore = named;
             }
             if (!victims.isEmpty()) {
                 c.stats.invalidations.add(victims.size());
@@ -262,6 +262,36 @@ final class CacheAcquire {
         } finally {
             c.lock.unlock();
         }
+    }
+
+    /**
+     * Line {@code idx} is in a range that acquire {@code f}'s reply named: if it is cached, it is
+     * remembered in {@link #namedBefore}, and if it was filled before the acquire was sent, it is
+     * dropped. Holds the cache's lock.
+     */
+    private void named(long idx, AcquireFlight f, List<Long> victims) {
+        Line l = c.lines[(int) idx];
+        if (l == null) {
+            return;
+        }
+        if (!namedBefore.get((int) idx)) {
+            namedBefore.set((int) idx);
+            if (namedCount == namedList.length) {
+                namedList = java.util.Arrays.copyOf(namedList, namedCount * 2);
+            }
+            namedList[namedCount++] = idx;
+        }
+        if (older(l, f)) {
+            victims.add(idx);
+        }
+    }
+
+    /** Empties {@link #namedBefore} before a reply's lines go in. Holds the cache's lock. */
+    private void forgetNamed() {
+        for (int i = 0; i < namedCount; i++) {
+            namedBefore.clear((int) namedList[i]);
+        }
+        namedCount = 0;
     }
 
     /** @return whether {@code l} is cached and was filled before acquire {@code f} was sent */
