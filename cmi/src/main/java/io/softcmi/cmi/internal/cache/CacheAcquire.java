@@ -6,6 +6,7 @@ import io.softcmi.wire.DataProtocol;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -277,7 +278,7 @@ final class CacheAcquire {
         if (!namedBefore.get((int) idx)) {
             namedBefore.set((int) idx);
             if (namedCount == namedList.length) {
-                namedList = java.util.Arrays.copyOf(namedList, namedCount * 2);
+                namedList = Arrays.copyOf(namedList, namedCount * 2);
             }
             namedList[namedCount++] = idx;
         }
