@@ -52,7 +52,8 @@ import java.util.concurrent.TimeUnit;
  * and prints the process's cache counters. Then the re-read again with each loop in a method of its
  * own (compiled whole, where the first figures come from loops OSR-compiled inside one large
  * method), beside the same loop over the home's own attach of the segment (a local
- * {@code CmiMapping}, whose every {@code getLong} makes its checks too), and last {@code rmb}
+ * {@code CmiMapping}, whose every {@code getLong} makes its checks too) and the re-read as one bulk
+ * {@code get} of the 1 MiB per pass into a local buffer summed by the local loop, and last {@code rmb}
  * followed by compute and a hit on a second, 64 KiB segment that nobody writes
  * ({@link #acquireThenHit}), and {@code rmb} followed by a bulk {@code get} of a 16 KiB row whose
  * lines the acquire drops, as a halo row is read after a barrier ({@link #acquireThenRowRead}).
@@ -305,6 +306,13 @@ public final class CacheBenchmark {
         out.append(String.format(Locale.ROOT, "re-read, each loop in a method of its own: cached %.2f ns/getLong; local"
             + " MemorySegment %.2f ns; ratio %.1fx (best of %d rounds)%n", cachedOwn, localOwn, cachedOwn / localOwn,
             OWN_METHOD_ROUNDS));
+        // 5. The re-read as one bulk get per pass into a buffer of the reader's, then the local loop
+        // over the buffer: the cache's checks once per line instead of once per 8 bytes.
+        MemorySegment copy = Arena.ofAuto().allocate(MIB, 8);
+        double bulkOwn = bestOf(OWN_METHOD_ROUNDS, () -> sumBulk(m, copy));
+        out.append(String.format(Locale.ROOT, "re-read by one bulk get of 1 MiB per pass, then the local loop over the copy:"
+            + " %.2f ns per 8 bytes; local MemorySegment %.2f ns; ratio %.1fx (best of %d rounds)%n", bulkOwn, localOwn,
+            bulkOwn / localOwn, OWN_METHOD_ROUNDS));
         out.append("(checksum ").append(sum).append(")\n");
         return out.toString();
     }
@@ -450,6 +458,12 @@ public final class CacheBenchmark {
             sum += m.getLong(off);
         }
         return sum;
+    }
+
+    /** One bulk {@link CmiMapping#get(long, MemorySegment)} of 1 MiB into {@code copy}, then {@link #sumSegment} of it. */
+    private static long sumBulk(CmiMapping m, MemorySegment copy) {
+        m.get(0, copy);
+        return sumSegment(copy);
     }
 
     /** The same loop over a local {@code MemorySegment}. */
