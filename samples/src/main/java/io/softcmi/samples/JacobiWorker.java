@@ -33,7 +33,8 @@ import java.util.Locale;
  *
  * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
  * last one), {@code PHASES ...} (how much of it went to reading neighbours' rows and to waiting
- * at the barrier) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
+ * at the barrier; the computing thread's CPU and, on Linux, its time waiting for a core and its
+ * time slices, {@link ThreadSchedStat}) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
  * last iteration goes to {@code DIR/result-RANK.bin} (row-major doubles, native byte order).
  *
  * <pre>
@@ -83,6 +84,8 @@ public final class JacobiWorker {
     private long barrierNanos;
     /** CPU time of the computing thread over the iterations (all phases). */
     private long cpuNanos;
+    /** What the scheduler did to the computing thread over the iterations ({@link ThreadSchedStat#NONE} where unknown). */
+    private ThreadSchedStat sched = ThreadSchedStat.NONE;
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private JacobiWorker(CmiContext context, Path dir, int rank, int workers, int n) {
@@ -187,8 +190,10 @@ public final class JacobiWorker {
             barrier.stats.clear();
             long t0 = System.nanoTime();
             long cpu0 = THREADS.getCurrentThreadCpuTime();
+            ThreadSchedStat sched0 = ThreadSchedStat.current();
             loop(iterations, prefetch);
             cpuNanos = THREADS.getCurrentThreadCpuTime() - cpu0;
+            sched = ThreadSchedStat.current().since(sched0);
             return (System.nanoTime() - t0) / 1e9;
         }
     }
@@ -321,10 +326,11 @@ public final class JacobiWorker {
             w.writeResult(iterations & 1);
             System.out.printf(Locale.ROOT, "TIME %.9f%n", seconds);
             System.out.printf(Locale.ROOT, "PHASES halo reads %.3f s (%.3f s not overlapped), barrier %.3f s,"
-                + " computing %.3f s; CPU of the computing thread %.3f s; barrier %s; after %d untimed warm-up iterations%n",
+                + " computing %.3f s; CPU of the computing thread %.3f s, waiting for a core %.3f s, %d time slices;"
+                + " barrier %s; after %d untimed warm-up iterations%n",
                 w.haloReadNanos / 1e9, w.haloNanos / 1e9, w.barrierNanos / 1e9,
-                seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9, w.barrier.stats.summary(),
-                warmupIterations());
+                seconds - (w.haloNanos + w.barrierNanos) / 1e9, w.cpuNanos / 1e9, w.sched.waitNanos() / 1e9,
+                w.sched.slices(), w.barrier.stats.summary(), warmupIterations());
             // The counters are not part of the CMI API: the benchmark prints them per configuration.
             System.out.println("CACHE " + CacheStats.process());
             if (rank == 0) {
