@@ -34,8 +34,9 @@ import java.util.Locale;
  * <p>Standard output: {@code TIME seconds} (the iterations, between the start barrier and the
  * last one), {@code PHASES ...} (how much of it went to reading neighbours' rows and to waiting
  * at the barrier; the computing thread's CPU and, on Linux, its time waiting for a core and its
- * time slices, {@link ThreadSchedStat}) and {@code CACHE {counters}} (this process's {@link CacheStats}); the band after the
- * last iteration goes to {@code DIR/result-RANK.bin} (row-major doubles, native byte order).
+ * time slices, {@link ThreadSchedStat}) and {@code CACHE {counters}} (this process's
+ * {@link CacheStats}); the band after the last iteration goes to {@code DIR/result-RANK.bin}
+ * (row-major doubles, native byte order).
  *
  * <pre>
  * SOFTCMI_NODE=NODE_DIR java --enable-native-access=ALL-UNNAMED -cp ... io.softcmi.samples.JacobiWorker DIR RANK P N ITERATIONS
