@@ -31,8 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  * hands the role to another waiter. The reader polls the socket for a {@link PollBudget}, then
  * blocks. A plain connection is in blocking mode once its HELLO is answered: the reader blocks
  * in {@code read} itself, so a request costs the client a {@code write} and a {@code read}, as
- * a blocking socket does (no selector, no {@code epoll_wait}); its polls ask the kernel how
- * many bytes wait ({@code FIONREAD}) and read only when some do. A TLS connection stays
+ * a blocking socket does (no selector, no {@code epoll_wait}); for its polls the socket is put
+ * in non-blocking mode, where it stays until a wait blocks, so that each look is one
+ * {@code read} ({@link ReplyReader}). A TLS connection stays
  * non-blocking and blocks in a selector. Nobody waits past the caller's deadline: a home that
  * stops answering fails the connection, and every call on it, with {@link #STATUS_TIMEOUT}
  * (for a blocked {@code read} or {@code write}, the {@link BlockingWatchdog} does it). An
@@ -193,11 +194,21 @@ final class RemoteConnection implements AutoCloseable {
         return blocking;
     }
 
+    /** @return whether the socket is in blocking mode now (polls put it in non-blocking mode; for tests) */
+    boolean socketBlocking() {
+        return socket.isBlocking();
+    }
+
+    /** @return polls that read a reply's bytes from the socket itself (for tests) */
+    long polledReads() {
+        return reader.polledReads();
+    }
+
     /** Puts a plain connection's socket into blocking mode (before the connection is shared). */
     private void goBlocking() throws IOException {
         selector.close(); // deregisters the socket, so that it may block
         socket.configureBlocking(true);
-        reader.goBlocking(socket.socket().getInputStream());
+        reader.goBlocking(socket, socket.socket().getInputStream(), writer.sendLock);
         blocking = true;
         BlockingWatchdog.watch(this);
     }

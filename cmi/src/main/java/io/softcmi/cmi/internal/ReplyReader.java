@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,6 +45,17 @@ final class ReplyReader {
     private final ReentrantLock readLock = new ReentrantLock();
     /** The socket's input stream in blocking mode, for {@link InputStream#available()} (FIONREAD). */
     private InputStream pending;
+    /** A plain connection's socket, once it is in blocking mode ({@link #goBlocking}); else null. */
+    private SocketChannel socket;
+    /** The writer's send lock: the socket's mode changes only while no request is being written. */
+    private ReentrantLock sendLock;
+    /**
+     * Whether a blocking-mode connection's socket is non-blocking now, for the polls
+     * ({@link #readsWhilePolling}); under {@link #readLock}.
+     */
+    private boolean nonBlockingNow;
+    /** Polls that read bytes from the non-blocking socket (for tests); under {@link #readLock}. */
+    private long polledReads;
     // What is blocked now, for the BlockingWatchdog: the deadline is valid while the flag is set.
     private long readDeadline;
     private volatile boolean readBlocked;
@@ -64,9 +76,57 @@ final class ReplyReader {
         this.calls = calls;
     }
 
-    /** Blocking mode: polls ask {@code pendingBytes} how many bytes wait (before the connection is shared). */
-    void goBlocking(InputStream pendingBytes) {
+    /**
+     * Blocking mode (before the connection is shared): the reader blocks in {@code read} on
+     * {@code socket}, and polls by reading it in non-blocking mode ({@link #readsWhilePolling}).
+     *
+     * @param socket the connection's socket, in blocking mode
+     * @param pendingBytes its input stream, whose {@code available()} says how many bytes wait
+     * @param sendLock the writer's send lock
+     */
+    void goBlocking(SocketChannel socket, InputStream pendingBytes, ReentrantLock sendLock) {
+        this.socket = socket;
         this.pending = pendingBytes;
+        this.sendLock = sendLock;
+    }
+
+    /**
+     * Puts the socket in non-blocking mode for a poll, so that each look is one {@code read}
+     * (nothing waiting: it returns at once) and the look that finds the reply has read it, where
+     * a look through {@code available()} cost an {@code ioctl} and then the {@code read}. The
+     * socket stays non-blocking across calls until a wait blocks ({@link #blockingAgain}), so a
+     * client whose polls keep paying switches it once. Only while no request is being written:
+     * a writer blocked in a full socket holds the channel's write lock, which the switch takes.
+     *
+     * @return whether the socket is non-blocking now (else the poll looks through {@code available()})
+     */
+    private boolean readsWhilePolling() throws IOException {
+        if (nonBlockingNow) {
+            return true;
+        }
+        if (!sendLock.tryLock()) {
+            return false;
+        }
+        try {
+            socket.configureBlocking(false);
+            nonBlockingNow = true;
+            return true;
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /** @return polls that read bytes from the socket in non-blocking mode (for tests) */
+    long polledReads() {
+        return polledReads;
+    }
+
+    /** Back to blocking mode before a blocking {@code read} (a writer in a non-blocking write holds the switch for microseconds). */
+    private void blockingAgain() throws IOException {
+        if (nonBlockingNow) {
+            socket.configureBlocking(true);
+            nonBlockingNow = false;
+        }
     }
 
     /** @return whether the reader is blocked in {@code read} past its deadline (for the {@link BlockingWatchdog}) */
@@ -227,9 +287,10 @@ final class ReplyReader {
     }
 
     /**
-     * {@link #readUntil} in blocking mode: polls the kernel's count of waiting bytes for the
-     * budget and reads when there are some, then blocks in {@code read}, a call the
-     * {@link BlockingWatchdog} ends at the deadline.
+     * {@link #readUntil} in blocking mode: polls for the budget by non-blocking reads of the
+     * socket ({@link #readsWhilePolling}; where a request is being written meanwhile, by the
+     * kernel's count of waiting bytes and a read when there are some), then blocks in
+     * {@code read}, a call the {@link BlockingWatchdog} ends at the deadline.
      */
     private void readUntilBlocking(Call c, long deadline) throws IOException {
         boolean polledAtAll = false;
@@ -240,11 +301,14 @@ final class ReplyReader {
                 polledAtAll = true;
                 boolean hit = false;
                 try {
+                    boolean reads = readsWhilePolling();
                     long start = System.nanoTime();
                     long previous = start;
                     while (!c.done) {
-                        if (pending.available() > 0) {
-                            pump();
+                        if (reads ? pump() > 0 : pending.available() > 0 && pump() >= 0) {
+                            if (reads) {
+                                polledReads++;
+                            }
                             hit = true;
                             break;
                         }
@@ -268,6 +332,7 @@ final class ReplyReader {
             if (System.nanoTime() - deadline > 0) {
                 return; // await fails the connection
             }
+            blockingAgain();
             readDeadline = deadline;
             readBlocked = true;
             try {

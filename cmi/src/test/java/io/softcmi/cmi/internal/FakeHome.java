@@ -28,10 +28,29 @@ final class FakeHome implements AutoCloseable {
     private final Thread thread;
     private volatile SocketChannel client;
 
+    /** Whether the home reads by polling its socket (as a daemon's I/O loop does while traffic lasts), not blocking. */
+    private final boolean spin;
+    /** How long the home waits before each reply after the HELLO's. */
+    private volatile long replyDelayNanos;
+
     FakeHome(Mode mode) throws IOException {
+        this(mode, false);
+    }
+
+    /**
+     * @param mode how it answers
+     * @param spin whether it polls its socket for requests (replies within microseconds) instead of blocking in {@code read}
+     */
+    FakeHome(Mode mode, boolean spin) throws IOException {
         this.mode = mode;
+        this.spin = spin;
         this.server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
         this.thread = Thread.ofPlatform().daemon().name("fake-home").start(this::serve);
+    }
+
+    /** Delays each later reply by {@code delay} (zero: answer at once). */
+    void answerAfter(java.time.Duration delay) {
+        replyDelayNanos = delay.toNanos();
     }
 
     NodeAddressImpl address() throws IOException {
@@ -48,6 +67,9 @@ final class FakeHome implements AutoCloseable {
         try (SocketChannel ch = server.accept()) {
             client = ch;
             read(ch, ByteBuffer.allocate(1)); // 'D'
+            if (spin) {
+                ch.configureBlocking(false);
+            }
             ByteBuffer header = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER).order(ByteOrder.LITTLE_ENDIAN);
             boolean hello = true;
             while (true) {
@@ -77,6 +99,10 @@ final class FakeHome implements AutoCloseable {
                     }
                 }
                 reply.flip();
+                long delay = replyDelayNanos;
+                if (delay > 0) {
+                    Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
+                }
                 while (reply.hasRemaining()) {
                     ch.write(reply);
                 }
@@ -88,8 +114,12 @@ final class FakeHome implements AutoCloseable {
 
     private static void read(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
-            if (ch.read(b) < 0) {
+            int n = ch.read(b);
+            if (n < 0) {
                 throw new java.io.EOFException();
+            }
+            if (n == 0) {
+                Thread.onSpinWait(); // a spinning home's socket in non-blocking mode
             }
         }
     }

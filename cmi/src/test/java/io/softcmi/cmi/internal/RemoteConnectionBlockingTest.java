@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.Arena;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * ({@link RemoteConnection}, {@link BlockingWatchdog}): replies still come, a home that stops
  * answering or reading still fails the call at its deadline, a writer whose home cannot get rid
  * of its replies has them read for it, and an interrupt set before a call does not break the
- * connection. Against a {@link FakeHome}; bounded by preemptive timeouts.
+ * connection; polls read the socket in non-blocking mode, and a wait that blocks does so in
+ * blocking mode. Against a {@link FakeHome}; bounded by preemptive timeouts.
  */
 class RemoteConnectionBlockingTest {
     private static final long SECOND = 1_000_000_000L;
@@ -109,6 +111,47 @@ class RemoteConnectionBlockingTest {
                 byte[] got = new byte[] {dst[i].get(ValueLayout.JAVA_BYTE, 0), dst[i].get(ValueLayout.JAVA_BYTE, 1),
                     dst[i].get(ValueLayout.JAVA_BYTE, 255)};
                 assertArrayEquals(expected, got);
+            }
+        }
+    }
+
+    @Test
+    void shouldPollByReadingTheSocketAndBlockInBlockingMode() throws Exception {
+        assumeTrue(PollBudget.enabled(), "polling is off in this JVM");
+        java.util.function.Supplier<PollBudget.LoadSample> saved = PollBudget.runnableSource;
+        // An idle machine, so that the load rules let the reader poll; a home that polls too, so that polls pay.
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0, 1);
+        try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER, true); RemoteConnection c = open(home)) {
+            for (int i = 0; i < 40; i++) {
+                PollBudget.sampleRunnable();
+            }
+            assertTimeoutPreemptively(BOUND, () -> {
+                long until = System.nanoTime() + 10 * SECOND;
+                for (int i = 0; i < 100 || c.polledReads() == 0 && System.nanoTime() - until < 0; i++) {
+                    RemoteConnection.Call r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
+                    assertEquals(0, r.status);
+                    assertEquals(FakeHome.VALUE, r.value);
+                }
+            });
+            assertTrue(c.polledReads() > 0, "a poll read a reply from the socket itself");
+            assertFalse(c.socketBlocking(), "between polls the socket stays non-blocking");
+            home.answerAfter(Duration.ofMillis(20)); // longer than any poll: the wait blocks
+            RemoteConnection.Call late = assertTimeoutPreemptively(BOUND,
+                () -> c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND));
+            assertEquals(0, late.status);
+            assertEquals(FakeHome.VALUE, late.value);
+            assertTrue(c.socketBlocking(), "a wait that blocks does so in blocking mode");
+            home.answerAfter(Duration.ZERO);
+            assertTimeoutPreemptively(BOUND, () -> {
+                for (int i = 0; i < 100; i++) {
+                    assertEquals(FakeHome.VALUE, c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND).value);
+                }
+            });
+            assertFalse(c.broken());
+        } finally {
+            PollBudget.runnableSource = saved;
+            for (int i = 0; i < 40; i++) {
+                PollBudget.sampleRunnable(); // back towards the real count
             }
         }
     }
