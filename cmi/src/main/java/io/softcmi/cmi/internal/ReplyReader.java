@@ -305,7 +305,8 @@ final class ReplyReader {
                     long start = System.nanoTime();
                     long previous = start;
                     while (!c.done) {
-                        if (reads ? pump() > 0 : pending.available() > 0 && pump() >= 0) {
+                        // Not polling by reads: ask how many bytes wait, so that the read does not block.
+                        if ((reads || pending.available() > 0) && pump() > 0) {
                             if (reads) {
                                 polledReads++;
                             }
