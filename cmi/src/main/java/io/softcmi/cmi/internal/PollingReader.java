@@ -6,25 +6,19 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * Blocking reads on a socket that poll first: the control path's waiting strategy (the same
- * {@link PollBudget} rules as the data path). A read that finds nothing switches the socket to
- * non-blocking mode and polls it for the budget, then switches back and blocks. In a burst of
- * requests (a process calling {@code ctlInfo} in a loop, a daemon answering it) the next bytes
- * arrive within a few microseconds and nobody pays the wake-up of a parked thread; an idle
- * socket costs one short probe and then blocks.
- *
- * <p>Used by one reading thread at a time (the daemon's session thread, the client's reader
- * thread); writers of the same socket may run meanwhile and simply see non-blocking mode for a
- * few microseconds (they loop until their buffer is written).
+ * Reads on a non-blocking socket that poll first: the control path's waiting strategy (the same
+ * {@link PollBudget} rules as the data path), used by the daemon's control sessions. A read
+ * that finds nothing polls the socket for the budget, then waits through the given
+ * {@link ReadyWait} (the daemon's poller). In a burst of requests (a process calling
+ * {@code ctlInfo} in a loop) the next bytes arrive within a few microseconds and nobody pays the
+ * wake-up of a parked thread; an idle socket costs one short probe and then waits. The socket
+ * stays non-blocking, so the session's writer never blocks on it. Used by one reading thread at
+ * a time.
  *
  * <p>Reads are buffered: one system call takes whatever the socket holds (up to
  * {@link #BUFFER_BYTES}), and the reads that follow are served from the buffer, so a frame read
  * as a length and then a body costs one {@code read}, not two. A read asking for at least a
  * buffer's worth reads straight into the caller's buffer.
- *
- * <p>A socket kept in non-blocking mode ({@link #PollingReader(SocketChannel, ReadyWait)}, the
- * node's control sockets) is never switched: after the poll the reader waits through the given
- * {@link ReadyWait} instead of a blocking read.
  *
  * <p><b>While traffic lasts</b> (data came within the last {@link PollBudget#TRAFFIC_NANOS}) it polls for
  * the full budget whatever its hit rate says, as the home's I/O loop does, unless the JVM's
@@ -63,20 +57,15 @@ public final class PollingReader implements ReadableByteChannel {
     }
 
     /**
-     * @param channel a socket in blocking mode
-     */
-    public PollingReader(SocketChannel channel) {
-        this.channel = channel;
-        this.readyWait = null;
-    }
-
-    /**
      * @param channel a socket in non-blocking mode, which stays so
      * @param readyWait how to wait for it to become readable
      */
     public PollingReader(SocketChannel channel, ReadyWait readyWait) {
         this.channel = channel;
         this.readyWait = java.util.Objects.requireNonNull(readyWait, "readyWait");
+        if (channel.isBlocking()) {
+            throw new IllegalArgumentException("the socket must be in non-blocking mode");
+        }
     }
 
     @Override
@@ -109,46 +98,31 @@ public final class PollingReader implements ReadableByteChannel {
         if (limit > 0 && PollBudget.startPolling()) {
             polls++;
             try {
-                if (readyWait == null) {
-                    channel.configureBlocking(false);
-                }
-                try {
-                    long previous = start;
-                    while (true) {
-                        int n = channel.read(dst);
-                        if (n != 0) {
-                            budget.polled(true);
-                            lastData = System.nanoTime();
-                            lastReadWaited = false;
-                            return n;
-                        }
-                        long now = System.nanoTime();
-                        if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
-                            budget.polled(false);
-                            break;
-                        }
-                        previous = now;
-                        Thread.onSpinWait();
+                long previous = start;
+                while (true) {
+                    int n = channel.read(dst);
+                    if (n != 0) {
+                        budget.polled(true);
+                        lastData = System.nanoTime();
+                        lastReadWaited = false;
+                        return n;
                     }
-                } finally {
-                    if (readyWait == null) {
-                        channel.configureBlocking(true);
+                    long now = System.nanoTime();
+                    if (now - start >= limit || !PollBudget.stillScheduled(previous, now)) {
+                        budget.polled(false);
+                        break;
                     }
+                    previous = now;
+                    Thread.onSpinWait();
                 }
             } finally {
                 PollBudget.endPolling();
             }
         }
-        boolean waited = true; // a blocking read may or may not have blocked: count it as a wait
-        int n;
-        if (readyWait == null) {
-            n = channel.read(dst);
-        } else {
-            n = channel.read(dst);
-            waited = n == 0;
-            if (waited) {
-                n = readWaiting(dst);
-            }
+        int n = channel.read(dst);
+        boolean waited = n == 0;
+        if (waited) {
+            n = readWaiting(dst);
         }
         long now = System.nanoTime();
         if (limit == 0) {

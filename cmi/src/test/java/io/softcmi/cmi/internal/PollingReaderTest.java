@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
@@ -27,7 +28,8 @@ class PollingReaderTest {
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
                 SocketChannel writer = SocketChannel.open(server.getLocalAddress());
                 SocketChannel ch = server.accept()) {
-            PollingReader in = new PollingReader(ch);
+            ch.configureBlocking(false);
+            PollingReader in = new PollingReader(ch, Thread::onSpinWait);
             writer.write(ByteBuffer.wrap(new byte[100]));
             assertTimeoutPreemptively(BOUND, () -> {
                 while (ch.socket().getInputStream().available() < 100) {
@@ -41,11 +43,24 @@ class PollingReaderTest {
     }
 
     @Test
+    void shouldRefuseASocketInBlockingMode() throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+                SocketChannel writer = SocketChannel.open(server.getLocalAddress());
+                SocketChannel ch = server.accept()) {
+            assertTrue(writer.isConnected() && ch.isBlocking());
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new PollingReader(ch, Thread::onSpinWait));
+            assertEquals("the socket must be in non-blocking mode", e.getMessage());
+        }
+    }
+
+    @Test
     void shouldReadSmallLargeAndSplitFramesWhole() throws Exception {
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
                 SocketChannel writer = SocketChannel.open(server.getLocalAddress());
                 SocketChannel ch = server.accept()) {
-            PollingReader in = new PollingReader(ch);
+            ch.configureBlocking(false);
+            PollingReader in = new PollingReader(ch, Thread::onSpinWait);
             byte[] small = {1, 2, 3};
             byte[] large = new byte[5 * PollingReader.BUFFER_BYTES + 7];
             for (int i = 0; i < large.length; i++) {
