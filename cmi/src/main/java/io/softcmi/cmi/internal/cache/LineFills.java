@@ -62,7 +62,7 @@ final class LineFills {
             f.pending().await();
             c.lock.lock();
             try {
-                Line l = install(f);
+                Line l = install(f, idx); // a fill another thread started may begin at an earlier line
                 if (l == null) {
                     l = c.lines[(int) idx];
                 }
@@ -137,7 +137,7 @@ final class LineFills {
             n++;
         }
         lastMiss = idx + n - 1;
-        Line l = install(startFill(idx, n));
+        Line l = install(startFill(idx, n), idx);
         return l != null ? l : c.lines[(int) idx];
     }
 
@@ -221,7 +221,7 @@ final class LineFills {
 
     private LineFault installOrKeep(Fill f, LineFault failed) {
         try {
-            install(f);
+            install(f, -1);
             return failed;
         } catch (LineFault e) {
             return failed == null ? e : failed;
@@ -267,10 +267,11 @@ final class LineFills {
      * written by another path meanwhile) are kept, and a stale fill installs nothing. Holds
      * the lock.
      *
-     * @return the line at the fill's first index if this call installed it, else null
+     * @param want the index of the line the caller wants back (-1: none)
+     * @return the line at {@code want} if this call installed it, else null
      * @throws LineFault if the home refused the fill
      */
-    Line install(Fill f) {
+    Line install(Fill f, long want) {
         LineTransport.Pending p = f.pending();
         int status = p.await();
         if (f.settled) {
@@ -295,7 +296,7 @@ final class LineFills {
         // out of order: keeping the oldest makes the next acquire report enough.
         c.sawEpoch(p.value() >>> 1);
         boolean writable = (p.value() & 1) != 0;
-        Line first = null;
+        Line wanted = null;
         for (int i = 0; i < f.n; i++) {
             if (c.lines[(int) (f.idx + i)] != null) {
                 continue;
@@ -312,11 +313,11 @@ final class LineFills {
             Line l = new Line(d, writable);
             l.generation = f.generation;
             c.installLine(f.idx + i, l);
-            if (i == 0) {
-                first = l;
+            if (f.idx + i == want) {
+                wanted = l;
             }
         }
-        return first;
+        return wanted;
     }
 
     /**
