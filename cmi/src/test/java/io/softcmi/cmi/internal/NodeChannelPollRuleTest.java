@@ -35,16 +35,29 @@ class NodeChannelPollRuleTest {
      *     then (if {@code thenFlags >= 0}) {@link #FEW} prompt replies with {@code thenFlags}
      */
     private static boolean pollsPayAfter(int lateFlags, int thenFlags) throws Exception {
+        // The rule under test is the hit rate's: feed the load rules an idle machine, so that
+        // threads waiting for a core (a build beside the test) do not decide instead.
+        java.util.function.Supplier<PollBudget.LoadSample> machine = PollBudget.runnableSource;
+        PollBudget.runnableSource = () -> new PollBudget.LoadSample(0.1, 1);
         try (FakeNode node = new FakeNode(LATE_NANOS, lateFlags); NodeChannel ch = NodeChannel.connect(node.directory())) {
+            for (int i = 0; i < 40; i++) {
+                PollBudget.sampleRunnable();
+            }
             return assertTimeoutPreemptively(BOUND, () -> {
                 calls(ch, CALLS);
                 if (thenFlags >= 0) {
                     assertFalse(ch.callerPollsPay(), "the callers block after late replies");
+                    PollBudget.endBackOff(); // a poll preempted earlier (by another test's JVM work) keeps every poller off
                     node.answer(0, thenFlags);
                     calls(ch, FEW);
                 }
                 return ch.callerPollsPay();
             });
+        } finally {
+            PollBudget.runnableSource = machine;
+            for (int i = 0; i < 40; i++) {
+                PollBudget.sampleRunnable(); // back towards the real count
+            }
         }
     }
 
