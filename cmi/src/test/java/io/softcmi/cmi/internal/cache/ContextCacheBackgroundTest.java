@@ -41,10 +41,19 @@ class ContextCacheBackgroundTest {
             assertTrue(within(() -> c.dirtyLines() == 0 && ctx.idle()), "clean again, it sleeps again");
 
             long wakeUps = ctx.storeWakeUps();
+            int diffsBefore = diffs(home);
             c.store(3 * LINE + 8, 8, 7, false);
             c.store(3 * LINE + 16, 8, 8, false); // the line is dirty already: no second wake-up
-            assertTrue(ctx.storeWakeUps() - wakeUps <= 1, "at most one wake-up per clean-to-dirty change, not per store");
-            assertTrue(within(() -> homeLong(home, 3 * LINE + 16) == 8), "both stores written back");
+            assertTrue(within(() -> homeLong(home, 3 * LINE + 16) == 8 && c.dirtyLines() == 0),
+                "both stores written back");
+            // Each clean-to-dirty change ends in one write-back. Usually both stores go in one;
+            // a preemption between them can let the writer write the first back alone, and then
+            // the second store dirties the line again and wakes it again, rightly.
+            long woken = ctx.storeWakeUps() - wakeUps;
+            int writeBacks = diffs(home) - diffsBefore;
+            assertTrue(woken <= 1 || woken <= writeBacks,
+                "at most one wake-up per clean-to-dirty change, not per store: " + woken + " wake-ups, "
+                    + writeBacks + " write-backs");
         } finally {
             ctx.close();
         }
@@ -95,6 +104,12 @@ class ContextCacheBackgroundTest {
             offsets -> { });
         ctx.add(c);
         return c;
+    }
+
+    private static int diffs(FakeHome home) {
+        synchronized (home) {
+            return home.diffs;
+        }
     }
 
     private static long homeLong(FakeHome home, int offset) {
