@@ -2,8 +2,10 @@ package io.softcmi.systemtests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.softcmi.cmi.ExportAttr;
+import io.softcmi.cmi.internal.PollBudget;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
@@ -83,7 +85,9 @@ class CrossNodeDataPathTest extends CrossNodeContextTestBase {
         }));
         long seen = 0;
         int answered = 0;
+        boolean crowded = false;
         for (int i = 1; i <= 300 && !streamer.isDone(); i++) {
+            crowded |= PollBudget.crowded(); // the machine's runnable count, as the home's loop samples it
             long mine = 1_000_000_000L + i;
             long[] got = onC.call(c -> {
                 fromC.mapping().putLong(8, mine);
@@ -101,6 +105,11 @@ class CrossNodeDataPathTest extends CrossNodeContextTestBase {
         assertEquals(stored, (long) onA.call(c -> words.local().getLong(0)), "the home holds B's last store");
         assertEquals(1_000_000_000L + answered, (long) onA.call(c -> words.local().getLong(8)), "and C's");
         long hotReads = CmiAdmFigures.dataplane(nodeA(), "hot_reads");
+        // While threads wait for a core the home's loop does not poll (docs/architecture.md), so
+        // on a crowded machine the hot connection may never be read: only then is none allowed.
+        if (hotReads == 0) {
+            assumeFalse(crowded, "threads waited for a core during the run: the home's loop rightly did not poll");
+        }
         assertTrue(hotReads > 0, "the loop's poll read B's socket directly: " + hotReads);
     }
 }
