@@ -33,6 +33,14 @@ final class CoherenceDirectory {
     private final ConcurrentHashMap<Long, SegmentLines> segments = new ConcurrentHashMap<>();
     /** Writable attaches on the home, attach id to segment id. */
     private final ConcurrentHashMap<Long, Long> localWriters = new ConcurrentHashMap<>();
+    /**
+     * Orders the making of a segment's directory (which counts the writable attaches of
+     * {@link #localWriters} it finds) with {@link #localAttached} and {@link #localDetached}
+     * (which change that map, then count in the directory if there is one already): each attach
+     * is then counted once, either by the making or by the attach. Nothing takes a segment's
+     * monitor while holding it.
+     */
+    private final Object localLock = new Object();
 
     /** One remote cache (a context) of one segment, as the home knows it. */
     static final class Holder {
@@ -82,11 +90,17 @@ final class CoherenceDirectory {
     }
 
     private SegmentLines lines(long segmentId) {
-        return segments.computeIfAbsent(segmentId, id -> {
-            SegmentLines s = new SegmentLines();
-            s.localWriters = (int) localWriters.values().stream().filter(v -> v == id).count();
+        SegmentLines s = segments.get(segmentId);
+        if (s != null) {
             return s;
-        });
+        }
+        synchronized (localLock) {
+            return segments.computeIfAbsent(segmentId, id -> {
+                SegmentLines made = new SegmentLines();
+                made.localWriters = (int) localWriters.values().stream().filter(v -> v.longValue() == id).count();
+                return made;
+            });
+        }
     }
 
     /**
@@ -182,8 +196,11 @@ final class CoherenceDirectory {
         if (!writable) {
             return;
         }
-        localWriters.put(attachId, segmentId);
-        SegmentLines s = segments.get(segmentId);
+        SegmentLines s;
+        synchronized (localLock) {
+            localWriters.put(attachId, segmentId);
+            s = segments.get(segmentId);
+        }
         if (s != null) {
             synchronized (s) {
                 s.localWriters++;
@@ -193,8 +210,11 @@ final class CoherenceDirectory {
 
     /** A home-local attach ended. */
     void localDetached(long attachId) {
-        Long segmentId = localWriters.remove(attachId);
-        SegmentLines s = segmentId == null ? null : segments.get(segmentId);
+        SegmentLines s;
+        synchronized (localLock) {
+            Long segmentId = localWriters.remove(attachId);
+            s = segmentId == null ? null : segments.get(segmentId);
+        }
         if (s != null) {
             synchronized (s) {
                 s.localWriters--;
