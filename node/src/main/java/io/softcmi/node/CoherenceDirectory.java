@@ -64,6 +64,11 @@ final class CoherenceDirectory {
     static final class SegmentLines {
         long epoch;
         int localWriters;
+        /**
+         * The epoch the last writable home-local attach ended at: what it wrote was never logged,
+         * so an acquire since before it gets the whole segment.
+         */
+        long localEnded;
         long dropped;
         private final long[] logEpoch = new long[LOG_CAPACITY];
         private final long[] logWriter = new long[LOG_CAPACITY];
@@ -159,7 +164,7 @@ final class CoherenceDirectory {
     long changes(long segmentId, long size, long since, long cacheId, ByteBuffer out, int maxRanges) {
         SegmentLines s = lines(segmentId);
         synchronized (s) {
-            if (s.localWriters > 0 || since < s.dropped) {
+            if (s.localWriters > 0 || since < s.localEnded || since < s.dropped) {
                 out.putLong(0).putLong(size);
                 return s.epoch;
             }
@@ -218,6 +223,7 @@ final class CoherenceDirectory {
         if (s != null) {
             synchronized (s) {
                 s.localWriters--;
+                s.localEnded = ++s.epoch; // what it wrote is in no log entry
             }
         }
     }

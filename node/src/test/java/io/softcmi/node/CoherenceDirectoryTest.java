@@ -65,6 +65,28 @@ class CoherenceDirectoryTest {
     }
 
     /**
+     * A home-local process writes the mapping directly while it holds a writable attach, then
+     * detaches (a release: say it then tells a remote reader through a CAS elsewhere). A remote
+     * cache that filled a line before the detach must drop it at its next acquire, made after
+     * the detach: the home never saw the local writes, so it must answer the whole segment.
+     */
+    @Test
+    void shouldStillInvalidateWhatAHomeLocalWriterMayHaveWrittenAfterItDetached() {
+        CoherenceDirectory dir = new CoherenceDirectory();
+        long before = dir.filled(7, CACHE, NODE, 1, false, 0, 1024); // cached before the attach
+        dir.localAttached(7, 100, true);
+        long during = dir.filled(7, CACHE, NODE, 1, false, 1024, 1024); // cached while it writes
+        // ... the local process writes both lines, then detaches
+        dir.localDetached(100);
+        assertTrue(wholeSegment(acquire(dir, 7, before)), "a line filled before the attach");
+        assertTrue(wholeSegment(acquire(dir, 7, during)), "a line filled during the attach");
+        // An acquire made after the detach has seen everything: the next one keeps its lines.
+        ByteBuffer out = ByteBuffer.allocate(16 * 300).order(ByteOrder.LITTLE_ENDIAN);
+        long after = dir.changes(7, SIZE, during, CACHE, out, 256);
+        assertTrue(acquire(dir, 7, after).isEmpty(), "nothing written since the acquire after the detach");
+    }
+
+    /**
      * A writable home-local attach (the engine's thread) races the first fill of the segment (an
      * I/O loop, which makes the segment's directory): whichever comes first, an acquire after both
      * must answer the whole segment while the attach lasts, and after its detach an acquire since
