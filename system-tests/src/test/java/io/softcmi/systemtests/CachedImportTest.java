@@ -70,6 +70,27 @@ class CachedImportTest {
         return proxy;
     }
 
+    /**
+     * One context attaches a cached import twice (two mappings, two line caches, one cache id):
+     * a store through one, released with wmb, must be seen through the other after rmb. The
+     * home logs the write as the context's cache's and an acquire skips the asker's own writes,
+     * so the other mapping's acquire must not keep its line. The segment is attached on A
+     * read-only: a writable attach at the home would make every acquire drop everything.
+     */
+    @Test
+    void shouldSeeAStoreMadeThroughAnotherAttachOfTheSameContextAfterRmb() {
+        long id = Long.parseLong(a.expect("create " + 4 * PAGE, "SEGMENT"));
+        a.expect("attach " + id + " READ", "ATTACHED");
+        String handle = a.expect("export " + id, "HANDLE");
+        String tokenB = a.expect("token " + id + " " + addressB + " READ,WRITE,ATOMIC", "TOKEN");
+        long proxy = importAndAttach(b, handle, tokenB, 0); // the first mapping
+        assertEquals("VALUE 0", b.request("get-long " + proxy + " 64")); // its line cached
+        b.expect("attach " + proxy, "ATTACHED"); // the second mapping, on top
+        assertEquals("OK", b.request("put-long " + proxy + " 64 42")); // through the second, then wmb
+        b.expect("detach " + proxy, "DETACHED"); // the first mapping on top again
+        assertEquals("VALUE 42", b.request("get-long " + proxy + " 64"), "rmb, then a load through the first mapping");
+    }
+
     @Test
     void shouldNeverLetBothSidesOfStoreBufferingWithMbSeeZero() {
         Shared s = fresh(4 * PAGE, false, 0);

@@ -3,6 +3,7 @@ package io.softcmi.cmi.internal;
 import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.internal.cache.ContextCache;
 import io.softcmi.cmi.internal.cache.LineFault;
 import io.softcmi.cmi.internal.cache.LineHint;
 import io.softcmi.cmi.internal.cache.SegmentCache;
@@ -51,7 +52,7 @@ final class RemoteMapping implements CmiMapping {
         this.token = token;
         if (cacheBytes >= 0 && SegmentCache.cacheable(size, CachedImports.LINE_SIZE)) {
             cache = new SegmentCache(size, CachedImports.LINE_SIZE, cacheBytes,
-                new RemoteLineTransport(this, context.remoteCache().cacheId()), context.remoteCache().stats(),
+                new RemoteLineTransport(this, ContextCache.newCacheId()), context.remoteCache().stats(),
                 offsets -> context.storesLost(segment, offsets));
             context.remoteCache().add(cache);
         } else {

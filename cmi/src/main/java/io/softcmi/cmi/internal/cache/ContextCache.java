@@ -71,12 +71,22 @@ public final class ContextCache implements AutoCloseable {
     /** @param name for the background thread's name @param withBackground whether to run the background thread */
     ContextCache(String name, boolean withBackground) {
         this.withBackground = withBackground;
+        this.cacheId = newCacheId();
+        this.name = name;
+    }
+
+    /**
+     * @return a new cache id for the homes' directories (random, never 0): one per segment cache.
+     *     The home skips a cache's own writes when it answers that cache's acquire, so two caches
+     *     of one segment (one context attaching it twice) must not share an id, or each would keep
+     *     lines the other wrote.
+     */
+    public static long newCacheId() {
         long id;
         do {
             id = ThreadLocalRandom.current().nextLong();
         } while (id == 0);
-        this.cacheId = id;
-        this.name = name;
+        return id;
     }
 
     /** @return this context's cache id at the homes' directories (never 0) */
