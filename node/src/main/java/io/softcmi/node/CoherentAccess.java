@@ -5,13 +5,15 @@ import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.internal.AccessStatus;
 import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 /**
  * The home's side of the coherent-cache requests of one data connection ({@code docs/cache.md}):
  * {@link DataProtocol#OP_FILL} registration, {@link DataProtocol#OP_DIFF} (apply byte runs, then
- * log them as written by the sender's cache) and {@link DataProtocol#OP_ACQUIRE} (the ranges
- * others wrote since the sender's epoch). Called by the connection's {@link DataIoLoop} only.
+ * log them as written by the sender's cache), {@link DataProtocol#OP_ACQUIRE} (the ranges
+ * others wrote since the sender's epoch), and the log entries of the uncached writes
+ * ({@link DataProtocol#OP_PUT}, {@code CAS}). Called by the connection's {@link DataIoLoop} only.
  */
 final class CoherentAccess {
     /** Runs at most this far apart are logged as one written range. */
@@ -143,6 +145,57 @@ final class CoherentAccess {
             lastDiffBytes = bytes;
             return DataProtocol.STATUS_OK;
         }
+    }
+
+    /**
+     * A store whose whole payload is in hand (a write-through {@code PUT}): copies it into the
+     * mapping, all but its last aligned word first ({@code body} bytes, as
+     * {@link DataProtocol#bodyBeforeLastWord}), and logs it as written by no cache. While the
+     * segment is cached anywhere, the copy and the log entry happen under the directory's
+     * monitor, as a DIFF's do: no acquire is answered between a fill that may already return the
+     * new bytes and the entry that names them (two readers could otherwise see two stores in
+     * different orders). Otherwise a full fence orders the copy before the look for a directory,
+     * so that a first fill making one meanwhile either reads the new bytes or finds them logged.
+     *
+     * @throws IllegalStateException if the segment was reclaimed meanwhile
+     */
+    void put(long segmentId, long offset, MemorySegment src, long srcOffset, MemorySegment target, int payload, int body) {
+        Object monitor = access.coherence().monitor(segmentId, false);
+        if (monitor != null) {
+            synchronized (monitor) {
+                copy(src, srcOffset, target, payload, body);
+                access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, payload);
+            }
+            return;
+        }
+        copy(src, srcOffset, target, payload, body);
+        VarHandle.fullFence();
+        access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, payload);
+    }
+
+    private static void copy(MemorySegment src, long srcOffset, MemorySegment target, int payload, int body) {
+        WordCopy.toMapping(src, srcOffset, target, 0, body);
+        if (body < payload) {
+            VarHandle.storeStoreFence(); // the last word after the rest (LAST_WORD)
+            WordCopy.toMapping(src, srcOffset + body, target, body, payload - body);
+        }
+    }
+
+    /**
+     * A store too large for the input buffer is about to stream into the mapping over several
+     * reads, with no monitor held: its whole range is logged before its first byte lands, so an
+     * acquire answered while it streams drops the lines (a fill may already return some of its
+     * bytes), and again by {@link #bulkPutEnded} once its last byte has landed, for the fills made
+     * meanwhile.
+     */
+    void bulkPutStarting(long segmentId, long offset, long length) {
+        access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, length);
+    }
+
+    /** The last byte of a streamed store ({@link #bulkPutStarting}) landed: logs its range again. */
+    void bulkPutEnded(long segmentId, long offset, long length) {
+        VarHandle.fullFence(); // the bytes before the look for a directory, as in put
+        access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, length);
     }
 
     /**

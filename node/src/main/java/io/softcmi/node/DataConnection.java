@@ -288,8 +288,7 @@ final class DataConnection implements RecentConnections.Member {
         if (bulkIn.active()) {
             int done = bulkIn.read(io);
             if (done > 0) {
-                access.coherence().wrote(bulkIn.segment(), CoherenceDirectory.NO_CACHE, clientNode, bulkIn.offset(),
-                    bulkIn.length());
+                coherent.bulkPutEnded(bulkIn.segment(), bulkIn.offset(), bulkIn.length());
                 access.writes().finished(this, bulkIn.segment(), bulkIn.offset() + bulkIn.length());
                 reply(DataProtocol.STATUS_OK, bulkIn.request(), 0);
             }
@@ -418,10 +417,11 @@ final class DataConnection implements RecentConnections.Member {
         // aligned word, a putLong, is one copy: never split).
         int body = DataProtocol.bodyBeforeLastWord(offset, payload);
         try {
-            WordCopy.toMapping(inSegment, start, target, 0, Math.min(here, body));
-            if (here == payload && body < payload) {
-                VarHandle.storeStoreFence();
-                WordCopy.toMapping(inSegment, start + body, target, body, payload - body);
+            if (here == payload) {
+                coherent.put(segmentId, offset, inSegment, start, target, payload, body); // copied and logged
+            } else {
+                coherent.bulkPutStarting(segmentId, offset, payload);
+                WordCopy.toMapping(inSegment, start, target, 0, Math.min(here, body));
             }
         } catch (IllegalStateException unmapped) {
             discard = payload - here;
@@ -436,7 +436,6 @@ final class DataConnection implements RecentConnections.Member {
             access.writes().started(this, writer, segmentId, offset, bulkEnd);
         }
         if (here == payload) {
-            access.coherence().wrote(segmentId, CoherenceDirectory.NO_CACHE, clientNode, offset, payload);
             if (bulkEnd != 0) {
                 access.writes().finished(this, segmentId, offset + payload);
             }
