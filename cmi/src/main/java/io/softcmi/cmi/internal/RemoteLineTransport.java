@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A {@link LineTransport} over the context's data connection to the segment's home: FILL, DIFF
- * and ACQUIRE requests with the attach's current token and the context's cache id. Requests of
+ * and ACQUIRE requests with the attach's current token and the attach's own cache id. Requests of
  * one context to one home share one pipelined connection, so they reach the home in the order
  * they were started (a fill sent after a diff sees it), a queued ACQUIRE ({@link #acquireLater})
  * included.

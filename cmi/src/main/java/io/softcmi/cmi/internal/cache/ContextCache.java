@@ -38,7 +38,6 @@ public final class ContextCache implements AutoCloseable {
     /** Period (ms) of the figures sent to the node, property {@code softcmi.cache.reportMs}. */
     public static final long REPORT_PERIOD_MS = Long.getLong("softcmi.cache.reportMs", 1000);
 
-    private final long cacheId;
     private final CacheStats stats = new CacheStats(CacheStats.process());
     private final CopyOnWriteArrayList<SegmentCache> caches = new CopyOnWriteArrayList<>();
     private final String name;
@@ -71,7 +70,6 @@ public final class ContextCache implements AutoCloseable {
     /** @param name for the background thread's name @param withBackground whether to run the background thread */
     ContextCache(String name, boolean withBackground) {
         this.withBackground = withBackground;
-        this.cacheId = newCacheId();
         this.name = name;
     }
 
@@ -87,11 +85,6 @@ public final class ContextCache implements AutoCloseable {
             id = ThreadLocalRandom.current().nextLong();
         } while (id == 0);
         return id;
-    }
-
-    /** @return this context's cache id at the homes' directories (never 0) */
-    public long cacheId() {
-        return cacheId;
     }
 
     /** @return this context's counters (they add to {@link CacheStats#process()} too) */

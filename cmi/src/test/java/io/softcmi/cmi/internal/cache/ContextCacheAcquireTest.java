@@ -27,8 +27,8 @@ class ContextCacheAcquireTest {
         ContextCache ctx = new ContextCache("a", false);
         FakeHome homeA = new FakeHome(4 * LINE);
         FakeHome homeB = new FakeHome(4 * LINE);
-        SegmentCache onA = new SegmentCache(4 * LINE, LINE, 4 * LINE, routed(homeA, ctx.cacheId(), "A"), ctx.stats(), o -> { });
-        SegmentCache onB = new SegmentCache(4 * LINE, LINE, 4 * LINE, routed(homeB, ctx.cacheId(), "B"), ctx.stats(), o -> { });
+        SegmentCache onA = new SegmentCache(4 * LINE, LINE, 4 * LINE, routed(homeA, ContextCache.newCacheId(), "A"), ctx.stats(), o -> { });
+        SegmentCache onB = new SegmentCache(4 * LINE, LINE, 4 * LINE, routed(homeB, ContextCache.newCacheId(), "B"), ctx.stats(), o -> { });
         ctx.add(onA);
         ctx.add(onB);
         assertEquals(0, onA.load(0, 1));

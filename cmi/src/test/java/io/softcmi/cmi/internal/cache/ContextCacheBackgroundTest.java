@@ -100,7 +100,7 @@ class ContextCacheBackgroundTest {
 
     /** @return a cache of all of {@code home}'s lines, added to {@code ctx} (which starts its background thread) */
     private static SegmentCache cacheOn(FakeHome home, ContextCache ctx) {
-        SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ctx.cacheId()), ctx.stats(),
+        SegmentCache c = new SegmentCache(home.memory.length, LINE, 8L * LINE, home.transport(ContextCache.newCacheId()), ctx.stats(),
             offsets -> { });
         ctx.add(c);
         return c;

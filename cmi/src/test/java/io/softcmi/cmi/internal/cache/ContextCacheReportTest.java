@@ -19,7 +19,7 @@ class ContextCacheReportTest {
     private static final int LINE = 512;
 
     private static SegmentCache cache(ContextCache ctx, FakeHome home, long capacityBytes) {
-        SegmentCache c = new SegmentCache(home.memory.length, LINE, capacityBytes, home.transport(ctx.cacheId()),
+        SegmentCache c = new SegmentCache(home.memory.length, LINE, capacityBytes, home.transport(ContextCache.newCacheId()),
             ctx.stats(), offsets -> { });
         ctx.add(c);
         return c;
