@@ -94,6 +94,7 @@ final class CacheAcquire {
             byte[] ranges = new byte[DataProtocol.MAX_ACQUIRE_RANGES * 16];
             // Sent (or queued) under the lock: every fill stamped g or later goes out behind it.
             long since = Math.max(0, c.epoch);
+            c.fills().acquiring(since); // a fill in flight answered before since would miss writes
             return new AcquireFlight(later ? c.transport.acquireLater(since, ranges) : c.transport.acquire(since, ranges),
                 ranges, g);
         } finally {

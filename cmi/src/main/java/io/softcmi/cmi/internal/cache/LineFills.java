@@ -240,6 +240,12 @@ final class LineFills {
         boolean stale;
         /** Installed (or dropped) already: later waiters find the lines in the table. */
         boolean settled;
+        /**
+         * The largest epoch from which an acquire sent while this fill was in flight asked for
+         * writes ({@link #acquiring}), or -1: a reply answered before that epoch may lack a write
+         * that acquire does not report, so it is never installed.
+         */
+        long askedSince = -1;
 
         Fill(long idx, int n, byte[] buf, LineTransport.Pending pending, long generation) {
             this.idx = idx;
@@ -264,7 +270,8 @@ final class LineFills {
 
     /**
      * Waits for a fill and installs its lines, once: lines already in the table (filled or
-     * written by another path meanwhile) are kept, and a stale fill installs nothing. Holds
+     * written by another path meanwhile) are kept, and a stale fill installs nothing, nor one
+     * answered before the epoch an acquire sent meanwhile asked from ({@link #acquiring}). Holds
      * the lock.
      *
      * @param want the index of the line the caller wants back (-1: none)
@@ -289,12 +296,13 @@ final class LineFills {
         if (status != 0) {
             throw new LineFault(status, start, false);
         }
-        if (f.stale) {
+        long seen = p.value() >>> 1;
+        if (f.stale || seen < f.askedSince) {
             return null;
         }
         // The fill saw every write up to its epoch. Fills of several threads may be installed
         // out of order: keeping the oldest makes the next acquire report enough.
-        c.sawEpoch(p.value() >>> 1);
+        c.sawEpoch(seen);
         boolean writable = (p.value() & 1) != 0;
         Line wanted = null;
         for (int i = 0; i < f.n; i++) {
@@ -318,6 +326,19 @@ final class LineFills {
             }
         }
         return wanted;
+    }
+
+    /**
+     * An acquire that asks for the writes after epoch {@code since} is sent now. A fill in
+     * flight may have been answered before {@code since} (the cache's epoch can come from a fill
+     * sent after it and installed first): the writes between its epoch and {@code since} are in
+     * no acquire's reply, so its reply is not installed if it is older than {@code since}
+     * ({@link #install}). Holds the lock.
+     */
+    void acquiring(long since) {
+        for (Fill f : filling.values()) {
+            f.askedSince = Math.max(f.askedSince, since);
+        }
     }
 
     /**
