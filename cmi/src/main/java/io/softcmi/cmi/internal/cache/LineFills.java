@@ -122,6 +122,7 @@ final class LineFills {
         }
         lastMiss = idx + n - 1;
         Fill f = startFill(idx, n);
+        f.registered = true;
         for (int i = 0; i < n; i++) {
             filling.put(idx + i, f);
         }
@@ -210,6 +211,7 @@ final class LineFills {
                 n++;
             }
             Fill f = startFill(i, n);
+            f.registered = true;
             for (int k = 0; k < n; k++) {
                 filling.put(i + k, f);
             }
@@ -240,6 +242,8 @@ final class LineFills {
         boolean stale;
         /** Installed (or dropped) already: later waiters find the lines in the table. */
         boolean settled;
+        /** Registered in {@link #filling} (a miss's or a bulk read's fill; not {@link #fillLocked}'s). */
+        boolean registered;
         /**
          * The largest epoch from which an acquire sent while this fill was in flight asked for
          * writes ({@link #acquiring}), or -1: a reply answered before that epoch may lack a write
@@ -270,8 +274,10 @@ final class LineFills {
 
     /**
      * Waits for a fill and installs its lines, once: lines already in the table (filled or
-     * written by another path meanwhile) are kept, and a stale fill installs nothing, nor one
-     * answered before the epoch an acquire sent meanwhile asked from ({@link #acquiring}). Holds
+     * written by another path meanwhile) are kept, lines another path put in the table while
+     * it travelled are not installed even if they left the table since ({@link #superseded}:
+     * its bytes are older than theirs), and a stale fill installs nothing, nor one answered
+     * before the epoch an acquire sent meanwhile asked from ({@link #acquiring}). Holds
      * the lock.
      *
      * @param want the index of the line the caller wants back (-1: none)
@@ -285,8 +291,11 @@ final class LineFills {
             return null;
         }
         f.settled = true;
+        long mine = 0; // bit i: line f.idx + i is still this fill's to install (n <= MAX_READ_AHEAD <= 64)
         for (int i = 0; i < f.n; i++) {
-            filling.remove(f.idx + i, f);
+            if (filling.remove(f.idx + i, f) || !f.registered) {
+                mine |= 1L << i;
+            }
         }
         int len = f.buf.length;
         long start = f.idx << c.shift;
@@ -306,7 +315,7 @@ final class LineFills {
         boolean writable = (p.value() & 1) != 0;
         Line wanted = null;
         for (int i = 0; i < f.n; i++) {
-            if (c.lines[(int) (f.idx + i)] != null) {
+            if ((mine & 1L << i) == 0 || c.lines[(int) (f.idx + i)] != null) {
                 continue;
             }
             c.makeRoom();
@@ -326,6 +335,18 @@ final class LineFills {
             }
         }
         return wanted;
+    }
+
+    /**
+     * Line {@code idx} is put in the table by another path than the fill in flight over it, if
+     * any (a bulk write of the whole line, {@link #fillLocked}'s read-ahead): that fill's bytes
+     * for it are older, so it must not install them, not even after the line left the table
+     * again (an eviction); a later miss sends a fill of its own. Holds the lock.
+     */
+    void superseded(long idx) {
+        if (!filling.isEmpty()) {
+            filling.remove(idx);
+        }
     }
 
     /**

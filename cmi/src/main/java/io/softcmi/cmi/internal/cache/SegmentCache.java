@@ -385,8 +385,9 @@ public final class SegmentCache {
         epoch = epoch < 0 ? seen : Math.min(epoch, seen);
     }
 
-    /** Puts a line in the table. Holds the lock. */
+    /** Puts a line in the table; a fill in flight over it never installs it ({@link LineFills#superseded}). Holds the lock. */
     void installLine(long idx, Line l) {
+        fills.superseded(idx);
         SLOT.setRelease(lines, (int) idx, l);
         order.add(idx);
         resident++;

@@ -284,6 +284,52 @@ class SegmentCacheTest {
         assertEquals(9, c.load(0, 1), "and so after the next acquire");
     }
 
+    @Test
+    void shouldNotInstallAFillOverALineTheCacheWroteWholeAndEvictedMeanwhile() throws Exception {
+        // A miss of line 0 is answered with 0 (reply held); this thread writes line 0 whole (no
+        // fill) with 3, and evictions write it back and drop it; then the old reply comes. It
+        // must not bring back bytes older than the cache's own store.
+        FakeHome home = new FakeHome(8 * LINE);
+        SegmentCache c = cache(home, 1, 2 * LINE);
+        CountDownLatch gate = new CountDownLatch(1);
+        home.fillAckGate = gate;
+        Thread reader = Thread.ofPlatform().start(() -> c.load(0, 1));
+        awaitFills(home, 1, "the miss of line 0");
+        home.fillAckGate = null;
+        byte[] src = new byte[LINE];
+        java.util.Arrays.fill(src, (byte) 3);
+        c.write(0, MemorySegment.ofArray(src), false);
+        assertEquals(3, c.load(0, 1));
+        assertEquals(0, c.load(2 * LINE, 1));
+        assertEquals(0, c.load(4 * LINE, 1)); // evicts line 0, writing it back
+        assertEquals(3, home.memory[0]);
+        gate.countDown();
+        reader.join(10_000);
+        assertEquals(3, c.load(0, 1), "this thread's own store");
+        c.finishAcquire(c.startAcquire());
+        assertEquals(3, c.load(0, 1), "this thread's own store, after an acquire");
+    }
+
+    /** Repetitions of each unsynchronised race below (each takes well under a millisecond to a few). */
+    private static final int RACE_REPS = 100;
+
+    @Test
+    void shouldKeepItsOwnWholeLineWriteWhileAnotherThreadsMissOfItTravels() throws Exception {
+        // Unsynchronised form of shouldNotInstallAFillOverALineTheCacheWroteWholeAndEvictedMeanwhile.
+        for (int rep = 0; rep < RACE_REPS; rep++) {
+            FakeHome home = new FakeHome(8 * LINE);
+            SegmentCache c = cache(home, 1, 2 * LINE);
+            Thread reader = Thread.ofPlatform().start(() -> c.load(0, 1));
+            byte[] src = new byte[LINE];
+            java.util.Arrays.fill(src, (byte) 3);
+            c.write(0, MemorySegment.ofArray(src), false);
+            c.load(2 * LINE, 1);
+            c.load(4 * LINE, 1); // line 0, oldest but for the reader's fill, is written back and evicted
+            reader.join(10_000);
+            assertEquals(3, c.load(0, 1), "this thread's own store, repetition " + rep);
+        }
+    }
+
     private static int fills(FakeHome home) {
         synchronized (home) {
             return home.fills;
