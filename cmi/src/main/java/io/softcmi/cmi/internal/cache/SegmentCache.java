@@ -576,6 +576,7 @@ public final class SegmentCache {
         acquire.settle();
         lock.lock();
         try {
+            fills.stale(-1, -1, Long.MAX_VALUE); // fills in flight were sent under the old token
             drop(new ArrayList<>(order));
         } finally {
             lock.unlock();

@@ -310,6 +310,43 @@ class SegmentCacheTest {
         assertEquals(3, c.load(0, 1), "this thread's own store, after an acquire");
     }
 
+    @Test
+    void shouldNotInstallAFillSentUnderTheOldTokenAfterANewToken() throws Exception {
+        // A miss is sent under a token that grants WRITE (reply held); a new token that grants
+        // only READ is set, which drops every line filled under the old one; then the reply comes.
+        FakeHome home = new FakeHome(8 * LINE);
+        LineTransport inner = home.transport(1);
+        java.util.concurrent.atomic.AtomicBoolean grantsWrite = new java.util.concurrent.atomic.AtomicBoolean(true);
+        LineTransport tokened = new LineTransport() {
+            @Override
+            public Pending fill(long offset, byte[] dst, int dstOffset, int length) {
+                Pending p = inner.fill(offset, dst, dstOffset, length);
+                long write = grantsWrite.get() ? 1 : 0;
+                return new Pending() {
+                    @Override public int await() { return p.await(); }
+                    @Override public long value() { return p.value() & ~1L | write; }
+                    @Override public int received() { return p.received(); }
+                    @Override public boolean done() { return p.done(); }
+                };
+            }
+            @Override public Pending diff(MemorySegment runs) { return inner.diff(runs); }
+            @Override public Pending acquire(long sinceEpoch, byte[] dst) { return inner.acquire(sinceEpoch, dst); }
+        };
+        SegmentCache c = new SegmentCache(home.memory.length, LINE, 1 << 20, tokened, stats, lost::add);
+        CountDownLatch gate = new CountDownLatch(1);
+        home.fillAckGate = gate;
+        Thread reader = Thread.ofPlatform().start(() -> c.load(0, 1));
+        awaitFills(home, 1, "the miss sent under the old token");
+        home.fillAckGate = null;
+        grantsWrite.set(false);
+        c.tokenChanged();
+        gate.countDown();
+        reader.join(10_000);
+        LineFault f = assertThrows(LineFault.class, () -> c.store(0, 1, 5, false),
+            "the new token does not grant WRITE: the store goes the synchronous way");
+        assertEquals(io.softcmi.wire.DataProtocol.STATUS_PERM, f.status);
+    }
+
     /** Repetitions of each unsynchronised race below (each takes well under a millisecond to a few). */
     private static final int RACE_REPS = 100;
 
