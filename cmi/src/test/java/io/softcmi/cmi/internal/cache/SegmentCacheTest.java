@@ -351,6 +351,72 @@ class SegmentCacheTest {
     private static final int RACE_REPS = 100;
 
     @Test
+    void shouldSeeEveryStoreReleasedBeforeAnAcquireWhileOtherThreadsMissAndEvict() throws Exception {
+        // Another cache keeps storing and releasing an ever larger value; two reader threads each
+        // note the last value released, acquire, and load it; a third thread's misses evict
+        // (with room for one line, the cache empties and takes a new epoch from the next fill).
+        // No reader may load less than what was released before its acquire, nor go back.
+        for (int rep = 0; rep < RACE_REPS / 25; rep++) {
+            seeReleasedStoresWhileOthersMissAndEvict(rep % 2 == 0 ? LINE : 2 * LINE);
+        }
+    }
+
+    private void seeReleasedStoresWhileOthersMissAndEvict(long capacity) throws Exception {
+        FakeHome home = new FakeHome(8 * LINE);
+        SegmentCache a = cache(home, 1, capacity);
+        SegmentCache b = cache(home, 2, 1 << 20);
+        java.util.concurrent.atomic.AtomicLong released = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        threads.add(Thread.ofPlatform().start(() -> {
+            try {
+                for (long v = 1; v <= 60; v++) {
+                    b.store(0, 8, v, false);
+                    assertEquals(0, SegmentCache.finish(b.startReleaseAll()).status());
+                    released.set(v);
+                    Thread.yield();
+                }
+            } catch (Throwable t) {
+                failures.add(t);
+            } finally {
+                done.set(true);
+            }
+        }));
+        threads.add(Thread.ofPlatform().start(() -> {
+            try {
+                for (int i = 1; !done.get(); i++) {
+                    a.load((long) (i % 8) * LINE, 8);
+                }
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }));
+        for (int r = 0; r < 2; r++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    long last = 0;
+                    while (!done.get()) {
+                        long before = released.get();
+                        a.finishAcquire(a.startAcquire());
+                        long v = a.load(0, 8);
+                        assertTrue(v >= before, "loaded " + v + " after an acquire that followed the release of " + before);
+                        assertTrue(v >= last, "loaded " + v + " after " + last);
+                        last = v;
+                    }
+                } catch (Throwable t) {
+                    failures.add(t);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join(20_000);
+            assertTrue(!t.isAlive(), "a thread of the race is stuck");
+        }
+        assertEquals(List.of(), failures);
+    }
+
+    @Test
     void shouldKeepItsOwnWholeLineWriteWhileAnotherThreadsMissOfItTravels() throws Exception {
         // Unsynchronised form of shouldNotInstallAFillOverALineTheCacheWroteWholeAndEvictedMeanwhile.
         for (int rep = 0; rep < RACE_REPS; rep++) {
@@ -364,6 +430,99 @@ class SegmentCacheTest {
             c.load(4 * LINE, 1); // line 0, oldest but for the reader's fill, is written back and evicted
             reader.join(10_000);
             assertEquals(3, c.load(0, 1), "this thread's own store, repetition " + rep);
+        }
+    }
+
+    @Test
+    void shouldGiveEachThreadItsLineOrTheFaultWhenAJoinedFillFails() throws Exception {
+        // A bulk read's fill fails; a load of one of its lines joins it. Each gets the line's
+        // bytes (a fill of its own after the failed one) or the fault, never other bytes, never stuck.
+        for (int rep = 0; rep < RACE_REPS; rep++) {
+            FakeHome home = new FakeHome(16 * LINE);
+            home.memory[2 * LINE + 5] = 25;
+            LineTransport inner = home.transport(1);
+            java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+            LineTransport failingFirst = new LineTransport() {
+                @Override public Pending fill(long offset, byte[] dst, int dstOffset, int length) {
+                    Pending p = inner.fill(offset, dst, dstOffset, length);
+                    return sent.getAndIncrement() == 0 ? new FakeHome.Done(6, 0, 0) : p;
+                }
+                @Override public Pending diff(MemorySegment runs) { return inner.diff(runs); }
+                @Override public Pending acquire(long sinceEpoch, byte[] dst) { return inner.acquire(sinceEpoch, dst); }
+            };
+            SegmentCache c = new SegmentCache(home.memory.length, LINE, 1 << 20, failingFirst, stats, lost::add);
+            byte[] bulk = new byte[4 * LINE];
+            AtomicReference<Object> bulkOutcome = new AtomicReference<>();
+            AtomicReference<Object> loadOutcome = new AtomicReference<>();
+            Thread reader = Thread.ofPlatform().start(() -> {
+                try {
+                    c.read(0, MemorySegment.ofArray(bulk));
+                    bulkOutcome.set(bulk[2 * LINE + 5]);
+                } catch (LineFault f) {
+                    bulkOutcome.set(f);
+                }
+            });
+            Thread miss = Thread.ofPlatform().start(() -> {
+                try {
+                    loadOutcome.set(c.load(2 * LINE + 5, 1));
+                } catch (LineFault f) {
+                    loadOutcome.set(f);
+                }
+            });
+            reader.join(10_000);
+            miss.join(10_000);
+            assertTrue(!reader.isAlive() && !miss.isAlive(), "stuck");
+            assertTrue(bulkOutcome.get() instanceof LineFault || Byte.valueOf((byte) 25).equals(bulkOutcome.get()),
+                "bulk read: " + bulkOutcome.get());
+            assertTrue(loadOutcome.get() instanceof LineFault || Long.valueOf(25).equals(loadOutcome.get()),
+                "load: " + loadOutcome.get());
+            assertEquals(25, c.load(2 * LINE + 5, 1), "the home answers again");
+        }
+    }
+
+    @Test
+    void shouldLoseNoStoreToAWriteBackOrAFlushOfAnotherThread() throws Exception {
+        // One thread stores a word at a time and flushes its own lines now and then (flush_fb);
+        // another writes everything back meanwhile, as the background writer does. After each
+        // flush the home holds every word the thread stored; at the end, every last value.
+        for (int rep = 0; rep < RACE_REPS / 2; rep++) {
+            FakeHome home = new FakeHome(4 * LINE);
+            SegmentCache c = cache(home, 1, 1 << 20);
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            Thread storer = Thread.ofPlatform().start(() -> {
+                try {
+                    long[] last = new long[4 * LINE / 8];
+                    for (int v = 1; v <= 300; v++) {
+                        int word = (v * 37) % last.length;
+                        c.store(word * 8L, 8, v, true);
+                        last[word] = v;
+                        if (v % 10 == 0) {
+                            assertEquals(0, SegmentCache.finish(c.startReleaseThread(Thread.currentThread())).status());
+                            for (int w = 0; w < last.length; w++) {
+                                assertEquals(last[w], homeLong(home, w * 8), "word " + w + " after the flush at " + v);
+                            }
+                        }
+                    }
+                } catch (Throwable t) {
+                    failures.add(t);
+                } finally {
+                    done.set(true);
+                }
+            });
+            while (!done.get()) {
+                assertEquals(0, SegmentCache.finish(c.startReleaseAll()).status());
+                Thread.yield();
+            }
+            storer.join(10_000);
+            assertEquals(List.of(), failures);
+            assertEquals(0, c.dirtyLines());
+        }
+    }
+
+    private static long homeLong(FakeHome home, long off) {
+        synchronized (home) {
+            return MemorySegment.ofArray(home.memory).get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, off);
         }
     }
 
