@@ -82,6 +82,8 @@ public final class SegmentCache {
     /** The epoch in which {@link LineHint}s are aimed now; {@link #endHintEpoch} replaces it. */
     volatile HintEpoch hintEpoch = new HintEpoch(true);
     volatile long capacityLines;
+    /** Detached ({@link #close}): no hint is aimed any more, even at a line a miss in flight installs after it. */
+    private volatile boolean closed;
     private volatile int dirtyLines;
     private volatile int residentLines;
 
@@ -201,7 +203,7 @@ public final class SegmentCache {
     public void aim(LineHint hint, long off) {
         HintEpoch e = hintEpoch;
         long idx = off >>> shift;
-        Line l = acquirePending ? null : (Line) SLOT.getAcquire(lines, (int) idx);
+        Line l = acquirePending || closed ? null : (Line) SLOT.getAcquire(lines, (int) idx);
         if (l == null || l.data.length != validLength(idx) || l.data.length < Long.BYTES) {
             hint.clear(); // a partial last line goes through the table: the hint's bounds are its array's
             return;
@@ -593,6 +595,7 @@ public final class SegmentCache {
         acquire.settle();
         lock.lock();
         try {
+            closed = true; // before the drop ends the epoch: a line installed later is never hinted
             drop(new ArrayList<>(order));
             threadLines.clear();
         } finally {

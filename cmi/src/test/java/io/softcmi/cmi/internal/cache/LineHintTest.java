@@ -121,6 +121,37 @@ class LineHintTest {
     }
 
     @Test
+    void shouldNotAimAHintAfterADetachThatCameWhileAMissTravelled() throws Exception {
+        // A load passed the mapping's checks and missed; the segment is detached before the
+        // reply comes. The hint aimed after that load must not serve the next loads (they would
+        // skip the mapping's detached check).
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home, 1, 1 << 20);
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        home.fillAckGate = gate;
+        LineHint h = new LineHint(null);
+        Thread reader = Thread.ofPlatform().start(() -> {
+            c.load(3, 1);
+            c.aim(h, 3);
+        });
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (fills(home) < 1 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        home.fillAckGate = null;
+        c.close();
+        gate.countDown();
+        reader.join(10_000);
+        assertFalse(h.covers(3, 1), "a hint aimed after the detach");
+    }
+
+    private static int fills(FakeHome home) {
+        synchronized (home) {
+            return home.fills;
+        }
+    }
+
+    @Test
     void shouldNeverReadOlderThroughTheHintWhileAnotherThreadAcquires() throws Exception {
         FakeHome home = new FakeHome(4 * LINE);
         SegmentCache c = cache(home, 1, 2 * LINE);
