@@ -413,6 +413,19 @@ final class DataConnection implements RecentConnections.Member {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
             return;
         }
+        // A chunk of a larger store names the store's end: until that end arrives the range is
+        // a write in flight (torn if the writer dies first); so is a chunk read straight into the
+        // mapping until its last byte. Recorded before the first byte lands, and refused once the
+        // writer's context is known to have ended (its stores in flight were taken already:
+        // WritesInFlight.started); the connection is then closed.
+        long bulkEnd = in.getLong(p + 64);
+        if (bulkEnd > offset + payload && !access.writes().started(this, writer, segmentId, offset, bulkEnd)
+                || here < payload && !access.writes().started(this, writer, segmentId, offset, offset + payload)) {
+            stats.errors.increment();
+            reply(AccessStatus.toWire(CmiAccessError.TOKEN), requestId, 0);
+            closeAfterFlush = true;
+            return;
+        }
         // All but the last aligned word first; that word after them (LAST_WORD; a store within one
         // aligned word, a putLong, is one copy: never split).
         int body = DataProtocol.bodyBeforeLastWord(offset, payload);
@@ -424,24 +437,20 @@ final class DataConnection implements RecentConnections.Member {
                 WordCopy.toMapping(inSegment, start, target, 0, Math.min(here, body));
             }
         } catch (IllegalStateException unmapped) {
+            if (here < payload) {
+                access.writes().finished(this, segmentId, offset + payload); // the chunk is not read in
+            }
             discard = payload - here;
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
             return;
         }
         traffic.count(DataProtocol.OP_PUT, payload);
-        // A chunk of a larger store names the store's end: until that end arrives the range is
-        // a write in flight (torn if the writer dies first).
-        long bulkEnd = in.getLong(p + 64);
-        if (bulkEnd > offset + payload) {
-            access.writes().started(this, writer, segmentId, offset, bulkEnd);
-        }
         if (here == payload) {
             if (bulkEnd != 0) {
                 access.writes().finished(this, segmentId, offset + payload);
             }
             reply(DataProtocol.STATUS_OK, requestId, 0);
         } else {
-            access.writes().started(this, writer, segmentId, offset, offset + payload);
             bulkIn.start(target, in, start, here, body, requestId, segmentId, offset);
         }
     }

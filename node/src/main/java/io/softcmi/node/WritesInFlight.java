@@ -40,20 +40,51 @@ final class WritesInFlight {
 
     private final Map<Object, Open> open = new ConcurrentHashMap<>();
     private final Map<Writer, List<Range>> torn = new ConcurrentHashMap<>();
+    /** Whether a writer's context is known to have ended ({@link NodeState#endedContexts}). */
+    private final java.util.function.Predicate<Writer> ended;
 
     /**
-     * A write of {@code [start, end)} started on {@code connection} (idempotent for the same range).
+     * @param ended whether a writer's context is known to have ended; the engine records an end
+     *     there before it takes the writer's stores ({@link #takeFor})
      */
-    void started(Object connection, Writer writer, long segmentId, long start, long end) {
+    WritesInFlight(java.util.function.Predicate<Writer> ended) {
+        this.ended = ended;
+    }
+
+    /**
+     * A write of {@code [start, end)} starts on {@code connection} (idempotent for the same
+     * range), before its first byte lands. Refused once the writer's context is known to have
+     * ended: its stores in flight were taken already ({@link #takeFor}), so one that opened now
+     * and tore would be charged to a context nobody asks about again, its bytes outside the
+     * ranges in flux. (The range is recorded before the end is looked for, and the engine
+     * records the end before it takes the stores: either this sees the end, or the engine takes
+     * the range.)
+     *
+     * @return false if the store must not start (the writer's context ended)
+     */
+    boolean started(Object connection, Writer writer, long segmentId, long start, long end) {
         Open o = open.computeIfAbsent(connection, c -> new Open(writer));
+        Range added = new Range(segmentId, start, end);
         synchronized (o) {
             for (Range r : o.ranges) {
                 if (r.segmentId == segmentId && r.end == end) {
-                    return; // a later chunk of the same transfer
+                    added = null; // a later chunk of the same transfer
+                    break;
                 }
             }
-            o.ranges.add(new Range(segmentId, start, end));
+            if (added != null) {
+                o.ranges.add(added);
+            }
         }
+        if (!ended.test(writer)) {
+            return true;
+        }
+        if (added != null) {
+            synchronized (o) {
+                o.ranges.remove(added); // nothing of it landed (if the engine took it meanwhile, it is in flux: no harm)
+            }
+        }
+        return false;
     }
 
     /** The write ending at {@code end} completed on {@code connection}. */
@@ -67,8 +98,12 @@ final class WritesInFlight {
         }
     }
 
-    /** The connection closed: its open writes are torn, charged to its writer. */
-    void connectionClosed(Object connection) {
+    /**
+     * The connection closed: its open writes are torn, charged to its writer. Atomic with
+     * {@link #takeFor} and {@link #takeForNode} (all are rare: a closed connection, an ended
+     * context), so that a range moving from open to torn is never missed by both of its looks.
+     */
+    synchronized void connectionClosed(Object connection) {
         Open o = open.remove(connection);
         if (o == null) {
             return;
@@ -86,7 +121,7 @@ final class WritesInFlight {
      * @param writer the context
      * @return the ranges it may have left half-written
      */
-    List<Range> takeFor(Writer writer) {
+    synchronized List<Range> takeFor(Writer writer) {
         List<Range> out = new ArrayList<>();
         List<Range> t = torn.remove(writer);
         if (t != null) {
@@ -109,7 +144,7 @@ final class WritesInFlight {
      * @param nodeHex the node id in hex
      * @return the ranges its contexts may have left half-written
      */
-    List<Range> takeForNode(String nodeHex) {
+    synchronized List<Range> takeForNode(String nodeHex) {
         List<Range> out = new ArrayList<>();
         for (Writer w : List.copyOf(torn.keySet())) {
             if (w.node().equals(nodeHex)) {
@@ -128,7 +163,7 @@ final class WritesInFlight {
     }
 
     /** The writer left cleanly ({@code fini}): whatever it tore, it was told (its store failed). */
-    void forget(Writer writer) {
+    synchronized void forget(Writer writer) {
         torn.remove(writer);
     }
 }
