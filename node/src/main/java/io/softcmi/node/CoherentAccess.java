@@ -42,7 +42,22 @@ final class CoherentAccess {
     long filled(ByteBuffer in, int p, long segmentId, long offset, long length) {
         long cacheId = in.getLong(p + 64);
         boolean writable = access.grantsWrite(in.getLong(p + 24));
-        return access.coherence().filled(segmentId, cacheId, clientNode, clientSession, writable, offset, length) << 1 | (writable ? 1 : 0);
+        long epoch = access.coherence().filled(segmentId, cacheId, clientNode, clientSession, writable, offset, length);
+        forgetIfReclaimed(segmentId);
+        return epoch << 1 | (writable ? 1 : 0);
+    }
+
+    /**
+     * After a request that passed its check made or used the segment's directory: if the
+     * segment was reclaimed meanwhile (its target unpublished, then its directory dropped), drop
+     * the directory this request may have made again, or it would stay for ever (ids are never
+     * reused). The reclaim unpublishes before it drops; this looks after it made: one of the two
+     * drops sees the other's change. (The request itself then fails on the closed mapping.)
+     */
+    private void forgetIfReclaimed(long segmentId) {
+        if (access.size(segmentId) == 0) {
+            access.coherence().segmentGone(segmentId);
+        }
     }
 
     /**
@@ -90,6 +105,15 @@ final class CoherentAccess {
         }
         // The bytes are written and logged under the directory's monitor: no acquire is answered
         // between a fill that may already return them and the log entry that names them.
+        try {
+            return diffUnderMonitor(in, first, end, segmentId, tokenId, secretHi, secretLo, cacheId, spanOk, input, runs);
+        } finally {
+            forgetIfReclaimed(segmentId);
+        }
+    }
+
+    private byte diffUnderMonitor(ByteBuffer in, int first, int end, long segmentId, long tokenId, long secretHi,
+            long secretLo, long cacheId, boolean spanOk, MemorySegment input, int runs) {
         synchronized (access.coherence().monitor(segmentId, true)) {
             WordRuns words = null;
             long bytes = 0;
@@ -269,6 +293,7 @@ final class CoherentAccess {
         out.position(at + DataProtocol.REPLY_HEADER);
         long epoch = access.coherence().changes(segmentId, access.size(segmentId), in.getLong(p + 56), in.getLong(p + 64),
             out, DataProtocol.MAX_ACQUIRE_RANGES);
+        forgetIfReclaimed(segmentId);
         int payload = out.position() - at - DataProtocol.REPLY_HEADER;
         stats.acquireRanges.add(payload / 16);
         stats.request(DataProtocol.OP_ACQUIRE, 0);
