@@ -189,6 +189,16 @@ final class RemoteConnection implements AutoCloseable {
         return broken;
     }
 
+    /**
+     * @return the status of the connection's first failure ({@link #STATUS_IO} or
+     *     {@link #STATUS_TIMEOUT}), the status of every call failed with it; {@link #STATUS_IO}
+     *     if it has not failed
+     */
+    int failure() {
+        int first = failedWith.get();
+        return first != 0 ? first : STATUS_IO;
+    }
+
     /** @return whether the socket is in blocking mode (plain TCP) */
     boolean blocking() {
         return blocking;

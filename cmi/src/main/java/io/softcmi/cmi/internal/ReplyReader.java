@@ -175,7 +175,8 @@ final class ReplyReader {
             while (!c.done) {
                 interrupted |= Thread.interrupted();
                 if (connection.broken()) {
-                    RemoteConnection.complete(c, STATUS_IO, 0);
+                    // The first failure's status, as fail gives it (it may not have reached this call yet).
+                    RemoteConnection.complete(c, connection.failure(), 0);
                     break;
                 }
                 if (readLock.tryLock()) {
