@@ -152,11 +152,19 @@ final class ReplyReader {
         }
     }
 
-    /** For a writer whose socket is full: reads replies meanwhile, if nobody else does. */
+    /**
+     * For a writer whose socket is full: reads replies meanwhile, if nobody else does. Its write
+     * found the socket full in non-blocking mode, but a reader may have put the socket back in
+     * blocking mode since ({@link #blockingAgain}): then it reads only bytes that wait, never
+     * blocks in {@code read}, where nothing may come (its own request half-written, no other
+     * reply due) until its deadline failed a healthy connection.
+     */
     void pumpIfFree() throws IOException {
         if (readLock.tryLock()) {
             try {
-                pump();
+                if (socket == null || nonBlockingNow || pending.available() > 0) {
+                    pump();
+                }
             } finally {
                 readLock.unlock();
             }

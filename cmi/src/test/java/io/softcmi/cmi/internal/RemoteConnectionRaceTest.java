@@ -8,9 +8,16 @@ import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -319,5 +326,74 @@ class RemoteConnectionRaceTest {
             }
             assertEquals(List.of(), List.copyOf(failures), "failed in " + failed + " of " + rounds + " rounds");
         }));
+    }
+    /** A socket's write side whose first write finds it full (takes nothing) and whose later writes take everything. */
+    private static final class FullOnce implements ByteChannel, GatheringByteChannel {
+        int writes;
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) {
+            if (writes++ == 0) {
+                return 0;
+            }
+            long n = 0;
+            for (int i = offset; i < offset + length; i++) {
+                n += srcs[i].remaining();
+                srcs[i].position(srcs[i].limit());
+            }
+            return n;
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs) {
+            return write(srcs, 0, srcs.length);
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            return (int) write(new ByteBuffer[] {src});
+        }
+
+        @Override
+        public int read(ByteBuffer dst) {
+            return 0;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /**
+     * A writer whose non-blocking write found the socket full finds the reader role free after a
+     * reader put the socket back in blocking mode ({@code blockingAgain}: its wait blocked, its
+     * reply came, it left): the writer may read replies that wait, but must not block in
+     * {@code read}, where nothing may come (its own request half-written, no other reply due)
+     * until its deadline fails a healthy connection. Built deterministically: a channel whose
+     * first write takes nothing stands for the full non-blocking socket, and the reader is in
+     * blocking mode on a socket whose peer sends nothing.
+     */
+    @Test
+    void shouldNotBlockAWriterInReadWhenTheSocketWentBackToBlockingModeWhileItWasFull() throws Exception {
+        try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER); RemoteConnection c = open(home);
+                ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+                SocketChannel quiet = SocketChannel.open(server.getLocalAddress());
+                SocketChannel peer = server.accept()) {
+            ConcurrentHashMap<Long, RemoteConnection.Call> calls = new ConcurrentHashMap<>();
+            ReplyReader reader = new ReplyReader(c, quiet, null, null, calls);
+            FullOnce out = new FullOnce();
+            RequestWriter writer = new RequestWriter(c, out, out, null, calls, reader);
+            reader.goBlocking(quiet, quiet.socket().getInputStream(), writer.sendLock); // blocking, as blockingAgain leaves it
+            RemoteConnection.Call call = new RemoteConnection.Call();
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> writer.send(call, DataProtocol.OP_GET, 1, FakeHome.token(), 0,
+                8, 0, null, System.nanoTime() + 60 * SECOND), "the writer blocked in read");
+            assertEquals(2, out.writes, "written once the socket took it");
+            assertTrue(!call.done && peer.isOpen(), "no failure");
+        }
     }
 }
