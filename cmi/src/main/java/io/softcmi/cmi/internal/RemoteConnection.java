@@ -555,12 +555,15 @@ final class RemoteConnection implements AutoCloseable {
         } else {
             selector.wakeup();
         }
-        for (Call c : calls.values()) {
-            if (!c.done) {
+        // Each call is taken from the calls before it is completed: a reader that reads its reply
+        // now no longer finds it, and a call a reader took (its reply being dispatched or read)
+        // is the reader's to complete (ReplyReader.failBroken ends one it cannot).
+        for (Long id : calls.keySet()) {
+            Call c = calls.remove(id);
+            if (c != null) {
                 complete(c, first, 0);
             }
         }
-        calls.clear();
     }
 
     @Override

@@ -162,7 +162,7 @@ final class ReplyReader {
     void pumpIfFree() throws IOException {
         if (readLock.tryLock()) {
             try {
-                if (socket == null || nonBlockingNow || pending.available() > 0) {
+                if (!connection.broken() && (socket == null || nonBlockingNow || pending.available() > 0)) {
                     pump();
                 }
             } finally {
@@ -183,9 +183,12 @@ final class ReplyReader {
             while (!c.done) {
                 interrupted |= Thread.interrupted();
                 if (connection.broken()) {
-                    // The first failure's status, as fail gives it (it may not have reached this call yet).
-                    RemoteConnection.complete(c, connection.failure(), 0);
-                    break;
+                    failBroken(c);
+                    if (!c.done) {
+                        // Whoever took it completes it: fail at once, a reader once it has its payload.
+                        LockSupport.parkNanos(connection, 1_000_000);
+                    }
+                    continue;
                 }
                 if (readLock.tryLock()) {
                     try {
@@ -221,6 +224,35 @@ final class ReplyReader {
             jfr.outcome = c.status == 0 ? "OK" : c.status == STATUS_IO ? "IO" : c.status == STATUS_TIMEOUT ? "TIMEOUT"
                 : String.valueOf(AccessStatus.fromWire(c.status));
             jfr.commit();
+        }
+    }
+
+    /**
+     * The connection failed and {@code c} is not done: completes it with the first failure's
+     * status if it is still registered (taken from the calls, so that no reader fills it
+     * meanwhile). Else {@link RemoteConnection#fail} took it, and is completing it, or a reader
+     * took its reply: under the reader role, where no reader is handing it a reply, it is
+     * completed with the failure too if it is still not done (the rest of its bulk payload will
+     * never be read, or the reader refused its reply as malformed); fail, should it complete it
+     * as well, gives it the same status.
+     */
+    private void failBroken(Call c) {
+        if (c.id == 0 || calls.remove(c.id, c)) { // 0: never registered (its queueing failed)
+            RemoteConnection.complete(c, connection.failure(), 0);
+            return;
+        }
+        if (readLock.tryLock()) {
+            try {
+                if (bulkCall != null) { // nobody reads the rest into its memory any more
+                    bulk = null;
+                    bulkCall = null;
+                }
+                if (!c.done) {
+                    RemoteConnection.complete(c, connection.failure(), 0);
+                }
+            } finally {
+                readLock.unlock();
+            }
         }
     }
 

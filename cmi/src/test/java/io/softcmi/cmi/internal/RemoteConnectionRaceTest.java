@@ -396,4 +396,97 @@ class RemoteConnectionRaceTest {
             assertTrue(!call.done && peer.isOpen(), "no failure");
         }
     }
+    /**
+     * A connection that fails while replies with payloads are being read: a call the failure
+     * completed is no longer the reader's, and a call the reader took is completed by the reader
+     * alone. Before, the reader could take a reply for a call the failure had just completed and
+     * write its status (0) into it, and its caller then returned success with its memory not yet
+     * (or only partly) filled, or the reader wrote into that memory after its caller had returned.
+     * Several threads keep replies of 60 KB (copied from the reader's buffer) and 150 KB (read
+     * straight into the caller's memory) in flight; the connection fails at a different moment in
+     * each round. Every call that reports success must hold its own bytes.
+     */
+    @Test
+    void shouldNeverReportSuccessWithAReplyNotFullyReadWhenTheConnectionFails() throws Exception {
+        ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+        int rounds = ROUNDS * 40;
+        int[] failedRounds = new int[1];
+        polling(() -> assertTimeoutPreemptively(BOUND, () -> {
+            for (int round = 0; round < rounds; round++) {
+                boolean spin = round % 2 == 0;
+                int before = failures.size();
+                try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER, spin); RemoteConnection c = open(home);
+                        Arena arena = Arena.ofShared()) {
+                    AtomicLong ok = new AtomicLong();
+                    long failAfter = 5 + (round * 13L) % 60;
+                    RemoteConnection conn = c;
+                    int r0 = round;
+                    Thread failer = Thread.ofPlatform().start(() -> {
+                        while (ok.get() < failAfter && !conn.broken()) {
+                            Thread.onSpinWait();
+                        }
+                        if (r0 % 2 == 0) {
+                            conn.close();
+                        } else {
+                            conn.fail(RemoteConnection.STATUS_TIMEOUT);
+                        }
+                    });
+                    int[] sizes = {60_000, 60_000, 150_000, 60_000};
+                    runThreads(3, k -> {
+                        MemorySegment[] dst = new MemorySegment[sizes.length];
+                        for (int j = 0; j < sizes.length; j++) {
+                            dst[j] = arena.allocate(sizes[j]);
+                        }
+                        RemoteConnection.Call[] calls = new RemoteConnection.Call[sizes.length];
+                        long[] at = new long[sizes.length];
+                        for (int i = 0; ; i++) {
+                            long deadline = System.nanoTime() + 30 * SECOND;
+                            for (int j = 0; j < sizes.length; j++) {
+                                dst[j].fill((byte) 0x5a); // not what the home sends there
+                                at[j] = (long) k * 10_000_019 + (long) i * 1031 + j * 7L;
+                                calls[j] = c.start(DataProtocol.OP_GET, 1, FakeHome.token(), at[j], sizes[j], 0, null, dst[j],
+                                    sizes[j], false, deadline);
+                            }
+                            boolean failed = false;
+                            for (int j = 0; j < sizes.length; j++) {
+                                c.await(calls[j], deadline);
+                                if (calls[j].status == 0) {
+                                    String f = checkBytes(dst[j], at[j], sizes[j], "GET of " + sizes[j] + " bytes");
+                                    if (f != null) {
+                                        failures.add("round " + r0 + " thread " + k + " op " + i + ": " + f);
+                                    }
+                                    ok.incrementAndGet();
+                                } else {
+                                    failed = true;
+                                }
+                            }
+                            if (failed) {
+                                return;
+                            }
+                        }
+                    }, failures);
+                    failer.join();
+                }
+                failedRounds[0] += failures.size() > before ? 1 : 0;
+            }
+        }));
+        assertEquals(List.of(), List.copyOf(failures), "failed in " + failedRounds[0] + " of " + rounds + " rounds");
+    }
+    /**
+     * A reply the reader refuses (more bytes than its call reads: a home that breaks the
+     * protocol) fails the connection, and the call whose reply it was, which the reader had
+     * already taken, still ends with the failure rather than waiting on forever.
+     */
+    @Test
+    void shouldFailTheCallOfAMalformedReply() throws Exception {
+        try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER); RemoteConnection c = open(home); Arena arena = Arena.ofShared()) {
+            MemorySegment dst = arena.allocate(100);
+            long deadline = System.nanoTime() + 60 * SECOND;
+            // The home sends the 100 bytes asked for; the call reads 50.
+            RemoteConnection.Call r = c.start(DataProtocol.OP_GET, 1, FakeHome.token(), 0, 100, 0, null, dst, 50, false, deadline);
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> c.await(r, deadline), "the call waited on");
+            assertEquals(RemoteConnection.STATUS_IO, r.status);
+            assertTrue(c.broken());
+        }
+    }
 }
