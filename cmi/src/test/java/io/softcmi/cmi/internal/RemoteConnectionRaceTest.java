@@ -10,8 +10,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ByteChannel;
-import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -327,8 +325,9 @@ class RemoteConnectionRaceTest {
             assertEquals(List.of(), List.copyOf(failures), "failed in " + failed + " of " + rounds + " rounds");
         }));
     }
+
     /** A socket's write side whose first write finds it full (takes nothing) and whose later writes take everything. */
-    private static final class FullOnce implements ByteChannel, GatheringByteChannel {
+    private static final class FullOnce extends GatheringWriteStub {
         int writes;
 
         @Override
@@ -342,30 +341,6 @@ class RemoteConnectionRaceTest {
                 srcs[i].position(srcs[i].limit());
             }
             return n;
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs) {
-            return write(srcs, 0, srcs.length);
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            return (int) write(new ByteBuffer[] {src});
-        }
-
-        @Override
-        public int read(ByteBuffer dst) {
-            return 0;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 

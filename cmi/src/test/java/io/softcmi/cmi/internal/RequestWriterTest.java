@@ -7,8 +7,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.ByteChannel;
-import java.nio.channels.GatheringByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class RequestWriterTest {
     /** Records the bytes of each write call. */
-    private static final class RecordingChannel implements ByteChannel, GatheringByteChannel {
+    private static final class RecordingChannel extends GatheringWriteStub {
         final List<byte[]> writes = new ArrayList<>();
 
         @Override
@@ -33,30 +31,6 @@ class RequestWriterTest {
             }
             writes.add(java.util.Arrays.copyOf(all.array(), all.position()));
             return all.position();
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs) {
-            return write(srcs, 0, srcs.length);
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            return (int) write(new ByteBuffer[] {src});
-        }
-
-        @Override
-        public int read(ByteBuffer dst) {
-            return 0;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 

@@ -237,12 +237,15 @@ class SegmentCacheTest {
         assertEquals(9, c.load(0, 1));
     }
 
-    @Test
-    void shouldRefetchAMissSentBeforeAnotherFillGaveTheCacheANewerEpoch() throws Exception {
-        // The cache is empty (no epoch). A miss of line 0 is answered at epoch 0 (reply held);
-        // another node writes line 0 (epoch 1); a miss of line 3 is answered at epoch 1 and
-        // installed first, so the cache's epoch is 1 and the acquire asks only for writes after
-        // 1. The write at 1 is older than that and newer than the fill of line 0.
+    /** A miss of line 0 whose reply (epoch 0) is held by {@code gate}, in {@code reader}'s load. */
+    private record HeldOldFill(FakeHome home, SegmentCache cache, CountDownLatch gate, Thread reader) { }
+
+    /**
+     * The cache is empty (no epoch). A miss of line 0 is answered at epoch 0, its reply held;
+     * another node writes 9 to line 0 (epoch 1); a miss of line 3 is answered at epoch 1 and
+     * installed first, so the cache's epoch is 1.
+     */
+    private HeldOldFill heldOldFill() throws InterruptedException {
         FakeHome home = new FakeHome(8 * LINE);
         SegmentCache c = cache(home, 1, 1 << 20);
         CountDownLatch gate = new CountDownLatch(1);
@@ -252,9 +255,18 @@ class SegmentCacheTest {
         home.localWrite(0, (byte) 9);
         home.fillAckGate = null;
         assertEquals(0, c.load(3 * LINE, 1), "line 3 installed at epoch 1");
+        return new HeldOldFill(home, c, gate, reader);
+    }
+
+    @Test
+    void shouldRefetchAMissSentBeforeAnotherFillGaveTheCacheANewerEpoch() throws Exception {
+        // The acquire asks only for writes after the cache's epoch, 1. The write at 1 is older
+        // than that and newer than the held fill of line 0.
+        HeldOldFill held = heldOldFill();
+        SegmentCache c = held.cache();
         c.finishAcquire(c.startAcquire());
-        gate.countDown();
-        reader.join(10_000);
+        held.gate().countDown();
+        held.reader().join(10_000);
         assertEquals(9, c.load(0, 1), "a load after the acquire sees the write made before it");
     }
 
@@ -263,21 +275,15 @@ class SegmentCacheTest {
         // As above, but the old fill of line 0 is installed while the acquire's reply travels:
         // the acquire then raises the cache's epoch past the write at 1, and no later acquire
         // reports it either.
-        FakeHome home = new FakeHome(8 * LINE);
-        SegmentCache c = cache(home, 1, 1 << 20);
-        CountDownLatch gate = new CountDownLatch(1);
-        home.fillAckGate = gate;
-        Thread reader = Thread.ofPlatform().start(() -> c.load(0, 1));
-        awaitFills(home, 1, "the miss of line 0, answered at epoch 0");
-        home.localWrite(0, (byte) 9);
-        home.fillAckGate = null;
-        assertEquals(0, c.load(3 * LINE, 1), "line 3 installed at epoch 1");
+        HeldOldFill held = heldOldFill();
+        SegmentCache c = held.cache();
+        FakeHome home = held.home();
         home.acquireAckGate = new CountDownLatch(1);
         SegmentCache.AcquireFlight a = c.startAcquire();
         home.acquireAckGate.countDown();
         home.acquireAckGate = null;
-        gate.countDown();
-        reader.join(10_000); // installs (or drops) line 0 before the acquire's reply is applied
+        held.gate().countDown();
+        held.reader().join(10_000); // installs (or drops) line 0 before the acquire's reply is applied
         c.finishAcquire(a);
         assertEquals(9, c.load(0, 1), "a load after the acquire sees the write made before it");
         c.finishAcquire(c.startAcquire());
