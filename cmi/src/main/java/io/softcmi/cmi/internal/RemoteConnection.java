@@ -13,7 +13,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A process's data connection to one home node ({@link DataProtocol}): one hop, straight from
@@ -67,41 +66,12 @@ final class RemoteConnection implements AutoCloseable {
      * connection is published.
      */
     private boolean blocking;
-    private final ConcurrentHashMap<Long, Call> calls = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, RemoteCall> calls = new ConcurrentHashMap<>();
     private final ReplyReader reader;
     private final RequestWriter writer;
     private volatile boolean broken;
     /** Why the connection failed first ({@link #STATUS_IO} or {@link #STATUS_TIMEOUT}); 0 while it has not. */
     private final java.util.concurrent.atomic.AtomicInteger failedWith = new java.util.concurrent.atomic.AtomicInteger();
-
-    /**
-     * One request and, once {@link #done}, its outcome: {@link #status} (0, an access error's
-     * wire code, {@link #STATUS_IO} or {@link #STATUS_TIMEOUT}) and {@link #value} (a CAS's old
-     * value, a load's bits).
-     */
-    static final class Call {
-        final Thread waiter = Thread.currentThread();
-        long id;
-        /** Where a read's payload goes, or null for a typed load (then {@link #width} bytes into value). */
-        MemorySegment dst;
-        long dstOffset;
-        int width;
-        /** Payload for a caller whose destination the reader thread may not touch. */
-        byte[] detached;
-        int status;
-        long value;
-        /** Request flags ({@link DataProtocol#FLAG_AFTER_OK}). */
-        byte flags;
-        /** A reply may carry fewer payload bytes than {@link #width} (ACQUIRE); their count lands in {@link #received}. */
-        boolean upTo;
-        int received;
-        volatile boolean done;
-        // What the request was, for the JFR event of its wait.
-        byte op;
-        long segmentId;
-        long offset;
-        long bytes;
-    }
 
     private RemoteConnection(SocketChannel socket, TlsChannel tls, Selector selector) {
         this.socket = socket;
@@ -141,14 +111,14 @@ final class RemoteConnection implements AutoCloseable {
                 tls.handshake(sel, deadline);
             }
             RemoteConnection c = new RemoteConnection(ch, tls, sel);
-            Call hello = new Call();
+            RemoteCall hello = new RemoteCall();
             byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
             hello.dst = MemorySegment.ofArray(nonce);
             hello.width = nonce.length;
             c.writer.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), deadline);
             c.await(hello, deadline);
             if (hello.status == (DataProtocol.STATUS_CHALLENGE & 0xff)) {
-                hello = new Call();
+                hello = new RemoteCall();
                 c.writer.send(hello, DataProtocol.OP_PROOF, 0, null, 0, 0, 0,
                     TicketProof.proof(TicketProof.sessionKey(ticket), nonce), deadline);
                 c.await(hello, deadline);
@@ -264,13 +234,13 @@ final class RemoteConnection implements AutoCloseable {
         if (chunks == 0) {
             return 0;
         }
-        Call[] window = new Call[Math.min(chunks, BULK_WINDOW)];
+        RemoteCall[] window = new RemoteCall[Math.min(chunks, BULK_WINDOW)];
         int status = 0;
         for (int sent = 0, done = 0; done < chunks; ) {
             while (sent < chunks && sent - done < window.length && status == 0) {
                 long at = (long) sent * DataProtocol.MAX_PAYLOAD;
                 int n = (int) Math.min(length - at, DataProtocol.MAX_PAYLOAD);
-                Call c = new Call();
+                RemoteCall c = new RemoteCall();
                 if (op == DataProtocol.OP_GET) {
                     c.dst = data;
                     c.dstOffset = at;
@@ -288,7 +258,7 @@ final class RemoteConnection implements AutoCloseable {
             if (done == sent) {
                 break;
             }
-            Call c = window[done % window.length];
+            RemoteCall c = window[done % window.length];
             await(c, deadline);
             if (status == 0 && c.status != 0) {
                 status = c.status;
@@ -298,23 +268,23 @@ final class RemoteConnection implements AutoCloseable {
         return status;
     }
 
-    /** Compare-and-swap at the home. @return the call, with the value before in {@link Call#value} */
-    Call cas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
-        Call c = startCas(segmentId, token, offset, cmpval, swpval, deadline);
+    /** Compare-and-swap at the home. @return the call, with the value before in {@link RemoteCall#value} */
+    RemoteCall cas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
+        RemoteCall c = startCas(segmentId, token, offset, cmpval, swpval, deadline);
         await(c, deadline);
         return c;
     }
 
     /** Sends a CAS without waiting; {@link #await} its call. */
-    Call startCas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
-        Call c = new Call();
+    RemoteCall startCas(long segmentId, TokenImpl token, long offset, long cmpval, long swpval, long deadline) {
+        RemoteCall c = new RemoteCall();
         writer.send(c, DataProtocol.OP_CAS, segmentId, token, offset, cmpval, swpval, null, deadline);
         return c;
     }
 
     /** Notification extension: asks the home to notify the segment's creator. @return status as for get */
     int notification(long segmentId, TokenImpl token, long offset, long value, long deadline) {
-        Call c = new Call();
+        RemoteCall c = new RemoteCall();
         writer.send(c, DataProtocol.OP_NOTIFY, segmentId, token, offset, value, 0, null, deadline);
         await(c, deadline);
         return c.status;
@@ -340,7 +310,7 @@ final class RemoteConnection implements AutoCloseable {
             if (status != 0) {
                 return status;
             }
-            Call notice = new Call();
+            RemoteCall notice = new RemoteCall();
             notice.flags = noticeFlags(waitersOffset);
             writer.send(notice, DataProtocol.OP_NOTIFY, segmentId, token, notifyOffset, value, Math.max(0, waitersOffset), null,
                 deadline);
@@ -367,15 +337,15 @@ final class RemoteConnection implements AutoCloseable {
      * @param waitersOffset the waiters word of {@link DataProtocol#FLAG_IF_WAITING}, or -1 for an unconditional notification
      * @return the chunks' calls and then the notification's, for {@link #finishPutThenNotify}
      */
-    Call[] startPutThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
+    RemoteCall[] startPutThenNotify(long segmentId, TokenImpl token, long offset, MemorySegment src, long notifyOffset, long value,
             long waitersOffset, long deadline) {
         long length = src.byteSize();
         int chunks = chunks(length);
-        Call[] calls = new Call[chunks + 1];
+        RemoteCall[] calls = new RemoteCall[chunks + 1];
         sendLeadingChunks(calls, segmentId, token, offset, src, deadline);
         long at = (long) (chunks - 1) * DataProtocol.MAX_PAYLOAD;
-        Call store = new Call();
-        Call notice = new Call();
+        RemoteCall store = new RemoteCall();
+        RemoteCall notice = new RemoteCall();
         notice.flags = noticeFlags(waitersOffset);
         writer.sendPayloadThenRequest(store, DataProtocol.OP_PUT, segmentId, token, offset + at, length - at,
             chunks > 1 ? offset + length : 0, src.asSlice(at), notice, DataProtocol.OP_NOTIFY, notifyOffset, value,
@@ -392,13 +362,13 @@ final class RemoteConnection implements AutoCloseable {
      *
      * @return the chunks' calls
      */
-    Call[] startPut(long segmentId, TokenImpl token, long offset, MemorySegment src, long deadline) {
+    RemoteCall[] startPut(long segmentId, TokenImpl token, long offset, MemorySegment src, long deadline) {
         long length = src.byteSize();
         int chunks = chunks(length);
-        Call[] calls = new Call[chunks];
+        RemoteCall[] calls = new RemoteCall[chunks];
         sendLeadingChunks(calls, segmentId, token, offset, src, deadline);
         long at = (long) (chunks - 1) * DataProtocol.MAX_PAYLOAD;
-        calls[chunks - 1] = new Call();
+        calls[chunks - 1] = new RemoteCall();
         writer.sendPayload(calls[chunks - 1], DataProtocol.OP_PUT, segmentId, token, offset + at, length - at,
             chunks > 1 ? offset + length : 0, src.asSlice(at), deadline);
         return calls;
@@ -410,12 +380,12 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /** Sends every chunk of a store but the last, each naming the store's end, into {@code calls}. */
-    private void sendLeadingChunks(Call[] calls, long segmentId, TokenImpl token, long offset, MemorySegment src,
+    private void sendLeadingChunks(RemoteCall[] calls, long segmentId, TokenImpl token, long offset, MemorySegment src,
             long deadline) {
         long length = src.byteSize();
         for (int k = 0; k < chunks(length) - 1; k++) {
             long at = (long) k * DataProtocol.MAX_PAYLOAD;
-            calls[k] = new Call();
+            calls[k] = new RemoteCall();
             writer.sendPayload(calls[k], DataProtocol.OP_PUT, segmentId, token, offset + at, DataProtocol.MAX_PAYLOAD,
                 offset + length, src.asSlice(at, DataProtocol.MAX_PAYLOAD), deadline);
         }
@@ -431,9 +401,9 @@ final class RemoteConnection implements AutoCloseable {
      *
      * @return the first failed store's status, else the last call's (the notification's, or the last chunk's)
      */
-    int finishPutThenNotify(Call[] calls, long deadline) {
+    int finishPutThenNotify(RemoteCall[] calls, long deadline) {
         int status = 0;
-        for (Call c : calls) {
+        for (RemoteCall c : calls) {
             await(c, deadline);
             if (status == 0 && c != calls[calls.length - 1]) {
                 status = c.status;
@@ -444,10 +414,10 @@ final class RemoteConnection implements AutoCloseable {
 
     /**
      * Loads a 1, 2, 4 or 8-byte value (native byte order, as the memory holds it); the bits are
-     * in {@link Call#value}, sign-extended from the value's width.
+     * in {@link RemoteCall#value}, sign-extended from the value's width.
      */
-    Call load(long segmentId, TokenImpl token, long offset, int width, long deadline) {
-        Call c = new Call();
+    RemoteCall load(long segmentId, TokenImpl token, long offset, int width, long deadline) {
+        RemoteCall c = new RemoteCall();
         c.width = width;
         writer.send(c, DataProtocol.OP_GET, segmentId, token, offset, width, 0, null, deadline);
         await(c, deadline);
@@ -456,7 +426,7 @@ final class RemoteConnection implements AutoCloseable {
 
     /** Stores the low {@code width} bytes of {@code bits} (native byte order). @return status as for get */
     int store(long segmentId, TokenImpl token, long offset, int width, long bits, long deadline) {
-        Call c = new Call();
+        RemoteCall c = new RemoteCall();
         c.width = width;
         c.value = bits;
         writer.send(c, DataProtocol.OP_PUT, segmentId, token, offset, width, 0, null, deadline);
@@ -472,9 +442,9 @@ final class RemoteConnection implements AutoCloseable {
      * @param dst where the reply's payload goes (FILL data, ACQUIRE ranges), or null
      * @param dstLength bytes expected in {@code dst} (at most, when {@code upTo})
      */
-    Call start(byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment payload,
+    RemoteCall start(byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment payload,
             MemorySegment dst, int dstLength, boolean upTo, long deadline) {
-        Call c = new Call();
+        RemoteCall c = new RemoteCall();
         c.dst = dst;
         c.width = dstLength;
         c.upTo = upTo;
@@ -492,9 +462,9 @@ final class RemoteConnection implements AutoCloseable {
      * connection, in the same write, or alone when it is first awaited. It still reaches the
      * home before every request started after it. Coherent cache: {@code rmb}'s {@code ACQUIRE}.
      */
-    Call queue(byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment dst, int dstLength,
+    RemoteCall queue(byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment dst, int dstLength,
             boolean upTo, long deadline) {
-        Call c = new Call();
+        RemoteCall c = new RemoteCall();
         c.dst = dst;
         c.width = dstLength;
         c.upTo = upTo;
@@ -512,28 +482,9 @@ final class RemoteConnection implements AutoCloseable {
     }
 
     /** Waits until {@code c} is done: writes it first if it is still queued ({@link #queue}), then {@link ReplyReader#await}. */
-    void await(Call c, long deadline) {
+    void await(RemoteCall c, long deadline) {
         writer.flush(c, deadline);
         reader.await(c, deadline);
-    }
-
-    /** Completes {@code c} with an outcome of this side (a failure). */
-    static void complete(Call c, int status, long value) {
-        c.status = status;
-        c.value = value;
-        c.done = true;
-        wake(c);
-    }
-
-    /**
-     * Wakes the caller of a call just done, unless it is the running thread (a reader that
-     * completed its own call): unparking oneself costs a JVM call and leaves a permit that
-     * makes the thread's next park return at once.
-     */
-    static void wake(Call c) {
-        if (c.waiter != Thread.currentThread()) {
-            LockSupport.unpark(c.waiter);
-        }
     }
 
     /**
@@ -559,9 +510,9 @@ final class RemoteConnection implements AutoCloseable {
         // now no longer finds it, and a call a reader took (its reply being dispatched or read)
         // is the reader's to complete (ReplyReader.failBroken ends one it cannot).
         for (Long id : calls.keySet()) {
-            Call c = calls.remove(id);
+            RemoteCall c = calls.remove(id);
             if (c != null) {
-                complete(c, first, 0);
+                c.complete(first, 0);
             }
         }
     }

@@ -22,7 +22,7 @@ final class RemoteLineTransport implements LineTransport {
     }
 
     /** A request on a connection. */
-    private record OnWire(RemoteConnection connection, RemoteConnection.Call call, long deadline) implements Pending {
+    private record OnWire(RemoteConnection connection, RemoteCall call, long deadline) implements Pending {
         @Override
         public int await() {
             connection.await(call, deadline);
@@ -56,7 +56,7 @@ final class RemoteLineTransport implements LineTransport {
             // The cache turns a status into STORE (write-back) or the access error (fill).
             return new Refused(AccessStatus.toWire(unreachable.accessError()));
         }
-        RemoteConnection.Call call = later
+        RemoteCall call = later
             ? c.queue(op, mapping.homeSegmentId, t, offset, a, cacheId, dst, dstLength, upTo, deadline)
             : c.start(op, mapping.homeSegmentId, t, offset, a, cacheId, payload, dst, dstLength, upTo, deadline);
         return new OnWire(c, call, deadline);

@@ -224,7 +224,7 @@ final class RemoteMapping implements CmiMapping {
                 missFailed(f, off);
             }
         }
-        RemoteConnection.Call c = connection(off).load(homeSegmentId, t, off, width, context.remoteDeadline());
+        RemoteCall c = connection(off).load(homeSegmentId, t, off, width, context.remoteDeadline());
         verdict(c.status, off);
         return c.value;
     }
@@ -404,12 +404,12 @@ final class RemoteMapping implements CmiMapping {
      * The outcome of pipelined calls, awaited with {@link RemoteConnection#finishPutThenNotify};
      * {@code notified}: the last call is a notification (whose reply carries the creator's backlog).
      */
-    private io.softcmi.cmi.notify.PendingPut pending(RemoteConnection c, RemoteConnection.Call[] calls, long off,
+    private io.softcmi.cmi.notify.PendingPut pending(RemoteConnection c, RemoteCall[] calls, long off,
             boolean notified) {
         return new io.softcmi.cmi.notify.PendingPut() {
             @Override
             public boolean done() {
-                for (RemoteConnection.Call k : calls) {
+                for (RemoteCall k : calls) {
                     if (!k.done) {
                         return false;
                     }
@@ -424,7 +424,7 @@ final class RemoteMapping implements CmiMapping {
 
             @Override
             public long creatorBacklog() {
-                RemoteConnection.Call notice = calls[calls.length - 1];
+                RemoteCall notice = calls[calls.length - 1];
                 return notified && notice.done ? Math.max(0, notice.value) : 0;
             }
         };
@@ -451,13 +451,13 @@ final class RemoteMapping implements CmiMapping {
             throw Errors.fail(io.softcmi.cmi.CmiError.INVAL, "atm_cas needs an 8-byte aligned address, got offset " + off);
         }
         TokenImpl t = check(off, 8, true);
-        RemoteConnection.Call c = connection(off).cas(homeSegmentId, t, off, cmpval, swpval, context.remoteDeadline());
+        RemoteCall c = connection(off).cas(homeSegmentId, t, off, cmpval, swpval, context.remoteDeadline());
         verdict(c.status, off);
         return c.value;
     }
 
     /** A CAS sent and not yet awaited ({@link #startCas}). */
-    record PendingCas(RemoteConnection connection, RemoteConnection.Call call, long offset, long deadline) {
+    record PendingCas(RemoteConnection connection, RemoteCall call, long offset, long deadline) {
     }
 
     /**

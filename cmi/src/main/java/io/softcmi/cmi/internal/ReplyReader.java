@@ -3,7 +3,6 @@ package io.softcmi.cmi.internal;
 import static io.softcmi.cmi.internal.RemoteConnection.STATUS_IO;
 import static io.softcmi.cmi.internal.RemoteConnection.STATUS_TIMEOUT;
 
-import io.softcmi.cmi.internal.RemoteConnection.Call;
 import io.softcmi.wire.DataProtocol;
 import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
@@ -25,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Its one job is to wait for a caller's reply ({@link #await}): whichever waiting thread holds
  * the role reads replies for everyone, polling for a {@link PollBudget} and then blocking (in
  * the selector, or in {@code read} in blocking mode under the {@link BlockingWatchdog}), and
- * dispatches each reply into its {@link Call}, payload included; a writer whose socket is full
+ * dispatches each reply into its {@link RemoteCall}, payload included; a writer whose socket is full
  * ({@link #pumpIfFree}) and the watchdog ({@link #drainForBlockedWriter}) read here too when
  * nobody holds the role.
  */
@@ -41,7 +40,7 @@ final class ReplyReader {
     private final TlsChannel tls;
     private final Selector selector;
     /** The calls waiting for a reply, by request id (shared with the {@link RequestWriter}). */
-    private final ConcurrentHashMap<Long, Call> calls;
+    private final ConcurrentHashMap<Long, RemoteCall> calls;
     private final ReentrantLock readLock = new ReentrantLock();
     /** The socket's input stream in blocking mode, for {@link InputStream#available()} (FIONREAD). */
     private InputStream pending;
@@ -64,11 +63,11 @@ final class ReplyReader {
     private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
     private final PollBudget budget = new PollBudget(RemoteConnection.MAX_POLL_NANOS, true);
     private ByteBuffer bulk;
-    private Call bulkCall;
+    private RemoteCall bulkCall;
     private long bulkDiscard;
 
     ReplyReader(RemoteConnection connection, ByteChannel channel, TlsChannel tls, Selector selector,
-            ConcurrentHashMap<Long, Call> calls) {
+            ConcurrentHashMap<Long, RemoteCall> calls) {
         this.connection = connection;
         this.channel = channel;
         this.tls = tls;
@@ -172,13 +171,14 @@ final class ReplyReader {
     }
 
     /** Waits until {@code c} is done, reading for everyone while it holds the reader role. */
-    void await(Call c, long deadline) {
+    void await(RemoteCall c, long deadline) {
         JfrEvents.RemoteRequest jfr = new JfrEvents.RemoteRequest();
         jfr.begin();
         // An interrupt would make every park and select return at once: wait with it cleared
         // (the deadline still bounds the wait) and set it again for the caller.
         boolean interrupted = Thread.interrupted();
         PollBudget.startWaiting(); // with as many waiting threads as cores, nobody polls
+        c.join(); // a thread waiting for another's call (a joined fill) is woken with its caller
         try {
             while (!c.done) {
                 interrupted |= Thread.interrupted();
@@ -236,9 +236,9 @@ final class ReplyReader {
      * never be read, or the reader refused its reply as malformed); fail, should it complete it
      * as well, gives it the same status.
      */
-    private void failBroken(Call c) {
+    private void failBroken(RemoteCall c) {
         if (c.id == 0 || calls.remove(c.id, c)) { // 0: never registered (its queueing failed)
-            RemoteConnection.complete(c, connection.failure(), 0);
+            c.complete(connection.failure(), 0);
             return;
         }
         if (readLock.tryLock()) {
@@ -248,7 +248,7 @@ final class ReplyReader {
                     bulkCall = null;
                 }
                 if (!c.done) {
-                    RemoteConnection.complete(c, connection.failure(), 0);
+                    c.complete(connection.failure(), 0);
                 }
             } finally {
                 readLock.unlock();
@@ -257,20 +257,20 @@ final class ReplyReader {
     }
 
     /**
-     * After a reader's own reply: wakes the threads still waiting, so that one of them takes the
-     * role. All of them, not one: the one picked might still be sending (not parked yet) and the
+     * After a reader's own reply: wakes the threads still waiting (callers and the threads that
+     * joined their calls), so that one of them takes the role. All of them, not one: the one picked might still be sending (not parked yet) and the
      * others would then sleep until their park times out.
      */
     private void handOverReading() {
-        for (Call other : calls.values()) {
+        for (RemoteCall other : calls.values()) {
             if (!other.done) {
-                LockSupport.unpark(other.waiter);
+                other.wake();
             }
         }
     }
 
     /** Reads replies until {@code c}'s has come: polls for the budget, then blocks in the selector. */
-    private void readUntil(Call c, long deadline) throws IOException {
+    private void readUntil(RemoteCall c, long deadline) throws IOException {
         if (connection.blocking()) {
             readUntilBlocking(c, deadline);
             return;
@@ -333,7 +333,7 @@ final class ReplyReader {
      * kernel's count of waiting bytes and a read when there are some), then blocks in
      * {@code read}, a call the {@link BlockingWatchdog} ends at the deadline.
      */
-    private void readUntilBlocking(Call c, long deadline) throws IOException {
+    private void readUntilBlocking(RemoteCall c, long deadline) throws IOException {
         boolean polledAtAll = false;
         long waitStart = System.nanoTime();
         while (!c.done) {
@@ -414,10 +414,10 @@ final class ReplyReader {
             n = channel.read(bulk);
             if (n >= 0 && !bulk.hasRemaining()) {
                 bulk = null;
-                Call c = bulkCall;
+                RemoteCall c = bulkCall;
                 bulkCall = null;
                 c.done = true;
-                RemoteConnection.wake(c);
+                c.wake();
             }
         } else {
             in.clear().limit((int) Math.min(IN_CAPACITY, bulkDiscard));
@@ -447,7 +447,7 @@ final class ReplyReader {
             if (status == (DataProtocol.STATUS_MALFORMED & 0xff)) {
                 throw new WireFormatException("the home node rejected a request as malformed");
             }
-            Call c = calls.remove(in.getLong(p + 8));
+            RemoteCall c = calls.remove(in.getLong(p + 8));
             int here = Math.min(payload, avail);
             in.position(p + DataProtocol.REPLY_HEADER + here);
             if (c == null) { // its caller gave up (deadline): drop the payload
@@ -482,7 +482,7 @@ final class ReplyReader {
                 }
             }
             c.done = true;
-            RemoteConnection.wake(c);
+            c.wake();
         }
         in.compact();
     }

@@ -3,7 +3,6 @@ package io.softcmi.cmi.internal;
 import static io.softcmi.cmi.internal.RemoteConnection.STATUS_IO;
 import static io.softcmi.cmi.internal.RemoteConnection.STATUS_TIMEOUT;
 
-import io.softcmi.cmi.internal.RemoteConnection.Call;
 import io.softcmi.wire.DataProtocol;
 import io.softcmi.wire.TlsChannel;
 import java.io.IOException;
@@ -21,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The request side of one {@link RemoteConnection}: its one job is to put a request on the
- * wire. It registers the {@link Call} under a fresh request id, encodes the request's header
+ * wire. It registers the {@link RemoteCall} under a fresh request id, encodes the request's header
  * (and a small payload) into its output buffer and writes it, a bulk payload straight from the
  * caller's memory, under the send lock. A full socket makes it read replies meanwhile (through
  * the {@link ReplyReader}) or, in blocking mode, block under the {@link BlockingWatchdog}.
@@ -41,7 +40,7 @@ final class RequestWriter {
     /** The TLS layer, or null. */
     private final TlsChannel tls;
     /** The calls waiting for a reply, by request id (shared with the {@link ReplyReader}). */
-    private final ConcurrentHashMap<Long, Call> calls;
+    private final ConcurrentHashMap<Long, RemoteCall> calls;
     private final ReplyReader reader;
     /** Held while one request is written; a caller may hold it across several to keep them together. */
     final ReentrantLock sendLock = new ReentrantLock();
@@ -62,7 +61,7 @@ final class RequestWriter {
     private volatile boolean writeBlocked;
 
     RequestWriter(RemoteConnection connection, ByteChannel channel, GatheringByteChannel gather, TlsChannel tls,
-            ConcurrentHashMap<Long, Call> calls, ReplyReader reader) {
+            ConcurrentHashMap<Long, RemoteCall> calls, ReplyReader reader) {
         this.connection = connection;
         this.channel = channel;
         this.gather = gather;
@@ -85,7 +84,7 @@ final class RequestWriter {
      * Sends one request with no bulk payload (a typed store's bits come from {@code c.value},
      * a HELLO's ticket from {@code small}).
      */
-    void send(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, byte[] small,
+    void send(RemoteCall c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, byte[] small,
             long deadline) {
         int payload = small != null ? small.length : op == DataProtocol.OP_PUT ? c.width : 0;
         describe(c, op, segmentId, offset, op == DataProtocol.OP_GET || op == DataProtocol.OP_FILL ? a : payload);
@@ -111,7 +110,7 @@ final class RequestWriter {
     }
 
     /** Sends a request with payload {@code src} (a store, a diff), written to the socket straight from the caller's memory. */
-    void sendPayload(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
+    void sendPayload(RemoteCall c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, MemorySegment src,
             long deadline) {
         int n = (int) src.byteSize();
         describe(c, op, segmentId, offset, n);
@@ -136,7 +135,7 @@ final class RequestWriter {
      * {@link #flush} writes it alone when its caller awaits it first. A queue full of requests
      * (57 headers) is written before one more is queued.
      */
-    void queue(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, long deadline) {
+    void queue(RemoteCall c, byte op, long segmentId, TokenImpl token, long offset, long a, long b, long deadline) {
         describe(c, op, segmentId, offset, 0);
         boolean interrupted = lockForSend();
         try {
@@ -163,7 +162,7 @@ final class RequestWriter {
      * Makes sure {@code c} is on the wire before its caller waits for the reply: if it is still
      * queued ({@link #queue}), writes the queue alone. Costs a volatile read when it was written.
      */
-    void flush(Call c, long deadline) {
+    void flush(RemoteCall c, long deadline) {
         if (c.id > 0 && c.id <= writtenThrough) {
             return; // an id not seen yet (0) takes the lock and looks
         }
@@ -184,8 +183,8 @@ final class RequestWriter {
      * after it ({@code putAndNotify}'s store and notification): the home finds both in one read
      * and is woken once, not once per request.
      */
-    void sendPayloadThenRequest(Call c, byte op, long segmentId, TokenImpl token, long offset, long a, long b,
-            MemorySegment src, Call next, byte nextOp, long nextOffset, long nextA, long nextB, long deadline) {
+    void sendPayloadThenRequest(RemoteCall c, byte op, long segmentId, TokenImpl token, long offset, long a, long b,
+            MemorySegment src, RemoteCall next, byte nextOp, long nextOffset, long nextA, long nextB, long deadline) {
         int n = (int) src.byteSize();
         describe(c, op, segmentId, offset, n);
         describe(next, nextOp, segmentId, nextOffset, 0);
@@ -209,7 +208,7 @@ final class RequestWriter {
     }
 
     /** Records what a call asks for (for its reply and its JFR event). */
-    private static void describe(Call c, byte op, long segmentId, long offset, long bytes) {
+    private static void describe(RemoteCall c, byte op, long segmentId, long offset, long bytes) {
         c.op = op;
         c.segmentId = segmentId;
         c.offset = offset;
@@ -217,7 +216,7 @@ final class RequestWriter {
     }
 
     /** Gives the call its request id and registers it for its reply. Under {@link #sendLock}. */
-    private void register(Call c) {
+    private void register(RemoteCall c) {
         c.id = nextRequestId.incrementAndGet();
         calls.put(c.id, c);
     }

@@ -37,7 +37,7 @@ class RemoteConnectionBlockingTest {
             assertTrue(BlockingWatchdog.watching(c));
             assertTimeoutPreemptively(BOUND, () -> {
                 for (int i = 0; i < 1000; i++) {
-                    RemoteConnection.Call r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
+                    RemoteCall r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
                     assertEquals(0, r.status);
                     assertEquals(FakeHome.VALUE, r.value);
                 }
@@ -50,7 +50,7 @@ class RemoteConnectionBlockingTest {
     void shouldFailACallAtItsDeadlineWhenTheHomeStopsAnswering() throws Exception {
         try (FakeHome home = new FakeHome(FakeHome.Mode.SILENT); RemoteConnection c = open(home)) {
             long start = System.nanoTime();
-            RemoteConnection.Call r = assertTimeoutPreemptively(BOUND,
+            RemoteCall r = assertTimeoutPreemptively(BOUND,
                 () -> c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + SECOND / 5));
             assertEquals(RemoteConnection.STATUS_TIMEOUT, r.status, "a blocked read ends at the deadline");
             assertTrue(System.nanoTime() - start >= SECOND / 5, "not before the deadline");
@@ -76,7 +76,7 @@ class RemoteConnectionBlockingTest {
         // blocked on that socket then fails it again with an I/O error: its call reports the deadline.
         try (FakeHome home = new FakeHome(FakeHome.Mode.SILENT); RemoteConnection c = open(home)) {
             c.fail(RemoteConnection.STATUS_TIMEOUT);
-            RemoteConnection.Call r = assertTimeoutPreemptively(BOUND,
+            RemoteCall r = assertTimeoutPreemptively(BOUND,
                 () -> c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND));
             assertTrue(r.done);
             assertEquals(RemoteConnection.STATUS_TIMEOUT, r.status);
@@ -90,7 +90,7 @@ class RemoteConnectionBlockingTest {
         try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER); RemoteConnection c = open(home); Arena arena = Arena.ofShared()) {
             long deadline = System.nanoTime() + 15 * SECOND;
             MemorySegment[] dst = new MemorySegment[gets];
-            RemoteConnection.Call[] calls = new RemoteConnection.Call[gets];
+            RemoteCall[] calls = new RemoteCall[gets];
             MemorySegment src = arena.allocate(4L * size);
             assertTimeoutPreemptively(BOUND, () -> {
                 // 8 MiB of replies nobody waits for yet: the home blocks writing them and stops
@@ -101,7 +101,7 @@ class RemoteConnectionBlockingTest {
                         false, deadline);
                 }
                 assertEquals(0, c.put(1, FakeHome.token(), 0, src, src.byteSize(), deadline));
-                for (RemoteConnection.Call r : calls) {
+                for (RemoteCall r : calls) {
                     c.await(r, deadline);
                     assertEquals(0, r.status);
                 }
@@ -131,7 +131,7 @@ class RemoteConnectionBlockingTest {
                 long until = System.nanoTime() + 10 * SECOND;
                 while (System.nanoTime() - until < 0) {
                     long before = c.polledReads();
-                    RemoteConnection.Call r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
+                    RemoteCall r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
                     assertEquals(0, r.status);
                     assertEquals(FakeHome.VALUE, r.value);
                     if (c.polledReads() > before && !c.socketBlocking()) {
@@ -142,7 +142,7 @@ class RemoteConnectionBlockingTest {
             });
             assertTrue(found, "a poll read a reply from the socket itself, which stayed non-blocking after the call");
             home.answerAfter(Duration.ofMillis(20)); // longer than any poll: the wait blocks
-            RemoteConnection.Call late = assertTimeoutPreemptively(BOUND,
+            RemoteCall late = assertTimeoutPreemptively(BOUND,
                 () -> c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND));
             assertEquals(0, late.status);
             assertEquals(FakeHome.VALUE, late.value);
@@ -168,7 +168,7 @@ class RemoteConnectionBlockingTest {
             assertTimeoutPreemptively(BOUND, () -> {
                 Thread.currentThread().interrupt();
                 try {
-                    RemoteConnection.Call r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
+                    RemoteCall r = c.load(1, FakeHome.token(), 0, 8, System.nanoTime() + 5 * SECOND);
                     assertEquals(0, r.status);
                     assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is set again for the caller");
                 } finally {

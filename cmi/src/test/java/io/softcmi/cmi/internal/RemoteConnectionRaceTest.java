@@ -111,7 +111,7 @@ class RemoteConnectionRaceTest {
         long base = (long) k * 1_000_003 + (long) i * 257;
         switch (i % 5) {
             case 0 -> {
-                RemoteConnection.Call r = c.load(1, FakeHome.token(), base, 4, deadline);
+                RemoteCall r = c.load(1, FakeHome.token(), base, 4, deadline);
                 statusOut[0] = r.status;
                 if (r.status == 0 && r.value != expected4(base)) {
                     return "load at " + base + " got " + Long.toHexString(r.value) + ", expected " + Long.toHexString(expected4(base));
@@ -121,7 +121,7 @@ class RemoteConnectionRaceTest {
                 // Memory only this thread may touch (the reader copies the reply aside for it), or shared memory.
                 try (Arena own = i % 10 == 1 ? Arena.ofConfined() : Arena.ofShared()) {
                     MemorySegment dst = own.allocate(100);
-                    RemoteConnection.Call r = c.start(DataProtocol.OP_GET, 1, FakeHome.token(), base, 100, 0, null, dst, 100,
+                    RemoteCall r = c.start(DataProtocol.OP_GET, 1, FakeHome.token(), base, 100, 0, null, dst, 100,
                         false, deadline);
                     c.await(r, deadline);
                     statusOut[0] = r.status;
@@ -132,10 +132,10 @@ class RemoteConnectionRaceTest {
             }
             case 2 -> {
                 MemorySegment queuedDst = arena.allocate(40);
-                RemoteConnection.Call q = c.queue(DataProtocol.OP_GET, 1, FakeHome.token(), base, 40, 0, queuedDst, 40, false,
+                RemoteCall q = c.queue(DataProtocol.OP_GET, 1, FakeHome.token(), base, 40, 0, queuedDst, 40, false,
                     deadline);
                 if (i % 10 == 2) { // carried by the next request, else written alone when awaited
-                    RemoteConnection.Call r = c.load(1, FakeHome.token(), base + 7, 4, deadline);
+                    RemoteCall r = c.load(1, FakeHome.token(), base + 7, 4, deadline);
                     if (r.status == 0 && r.value != expected4(base + 7)) {
                         return "load after a queued GET got " + Long.toHexString(r.value);
                     }
@@ -226,7 +226,7 @@ class RemoteConnectionRaceTest {
                             } else {
                                 for (int j = 0; j < 20; j++) {
                                     long at = (long) i * 4096 + j * 8L;
-                                    RemoteConnection.Call r = c.load(1, FakeHome.token(), at, 4, deadline);
+                                    RemoteCall r = c.load(1, FakeHome.token(), at, 4, deadline);
                                     if (r.status != 0 || r.value != expected4(at)) {
                                         failures.add("load " + i + "/" + j + ": status " + r.status + " value " + Long.toHexString(r.value));
                                     }
@@ -313,7 +313,7 @@ class RemoteConnectionRaceTest {
                     runThreads(threads, k -> {
                         // One thread's deadline comes first (a tenth of a second); the others wait far longer.
                         long deadline = System.nanoTime() + (k == (rr % threads) ? SECOND / 10 : 60 * SECOND);
-                        RemoteConnection.Call r = c.load(1, FakeHome.token(), k * 8L, 4, deadline);
+                        RemoteCall r = c.load(1, FakeHome.token(), k * 8L, 4, deadline);
                         if (r.status != RemoteConnection.STATUS_TIMEOUT) {
                             failures.add("round " + rr + " thread " + k + ": status " + r.status);
                         }
@@ -359,12 +359,12 @@ class RemoteConnectionRaceTest {
                 ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
                 SocketChannel quiet = SocketChannel.open(server.getLocalAddress());
                 SocketChannel peer = server.accept()) {
-            ConcurrentHashMap<Long, RemoteConnection.Call> calls = new ConcurrentHashMap<>();
+            ConcurrentHashMap<Long, RemoteCall> calls = new ConcurrentHashMap<>();
             ReplyReader reader = new ReplyReader(c, quiet, null, null, calls);
             FullOnce out = new FullOnce();
             RequestWriter writer = new RequestWriter(c, out, out, null, calls, reader);
             reader.goBlocking(quiet, quiet.socket().getInputStream(), writer.sendLock); // blocking, as blockingAgain leaves it
-            RemoteConnection.Call call = new RemoteConnection.Call();
+            RemoteCall call = new RemoteCall();
             assertTimeoutPreemptively(Duration.ofSeconds(10), () -> writer.send(call, DataProtocol.OP_GET, 1, FakeHome.token(), 0,
                 8, 0, null, System.nanoTime() + 60 * SECOND), "the writer blocked in read");
             assertEquals(2, out.writes, "written once the socket took it");
@@ -412,7 +412,7 @@ class RemoteConnectionRaceTest {
                         for (int j = 0; j < sizes.length; j++) {
                             dst[j] = arena.allocate(sizes[j]);
                         }
-                        RemoteConnection.Call[] calls = new RemoteConnection.Call[sizes.length];
+                        RemoteCall[] calls = new RemoteCall[sizes.length];
                         long[] at = new long[sizes.length];
                         for (int i = 0; ; i++) {
                             long deadline = System.nanoTime() + 30 * SECOND;
@@ -458,7 +458,7 @@ class RemoteConnectionRaceTest {
             MemorySegment dst = arena.allocate(100);
             long deadline = System.nanoTime() + 60 * SECOND;
             // The home sends the 100 bytes asked for; the call reads 50.
-            RemoteConnection.Call r = c.start(DataProtocol.OP_GET, 1, FakeHome.token(), 0, 100, 0, null, dst, 50, false, deadline);
+            RemoteCall r = c.start(DataProtocol.OP_GET, 1, FakeHome.token(), 0, 100, 0, null, dst, 50, false, deadline);
             assertTimeoutPreemptively(Duration.ofSeconds(10), () -> c.await(r, deadline), "the call waited on");
             assertEquals(RemoteConnection.STATUS_IO, r.status);
             assertTrue(c.broken());

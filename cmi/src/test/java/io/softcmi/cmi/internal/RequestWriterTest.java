@@ -43,8 +43,8 @@ class RequestWriterTest {
             RequestWriter w = new RequestWriter(c, socket, socket, null, new ConcurrentHashMap<>(), null);
             MemorySegment src = arena.allocate(8);
             src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 42);
-            RemoteConnection.Call store = new RemoteConnection.Call();
-            RemoteConnection.Call notice = new RemoteConnection.Call();
+            RemoteCall store = new RemoteCall();
+            RemoteCall notice = new RemoteCall();
             notice.flags = DataProtocol.FLAG_AFTER_OK;
             w.sendPayloadThenRequest(store, DataProtocol.OP_PUT, 7, FakeHome.token(), 16, 8, 0, src,
                 notice, DataProtocol.OP_NOTIFY, 24, 99, 0, System.nanoTime() + 5_000_000_000L);
@@ -75,10 +75,10 @@ class RequestWriterTest {
             RequestWriter w = new RequestWriter(c, socket, socket, null, new ConcurrentHashMap<>(), null);
             long deadline = System.nanoTime() + 5_000_000_000L;
             // Carried by the next request's write.
-            RemoteConnection.Call acquire = new RemoteConnection.Call();
+            RemoteCall acquire = new RemoteCall();
             w.queue(acquire, DataProtocol.OP_ACQUIRE, 7, FakeHome.token(), 0, 5, 11, deadline);
             assertEquals(0, socket.writes.size(), "queued: nothing written");
-            RemoteConnection.Call fill = new RemoteConnection.Call();
+            RemoteCall fill = new RemoteCall();
             w.send(fill, DataProtocol.OP_FILL, 7, FakeHome.token(), 1024, 1024, 11, null, 5_000_000_000L);
             assertEquals(1, socket.writes.size(), "the fill's write carries the queued request");
             ByteBuffer b = ByteBuffer.wrap(socket.writes.get(0)).order(ByteOrder.LITTLE_ENDIAN);
@@ -92,11 +92,11 @@ class RequestWriterTest {
             w.flush(acquire, deadline);
             w.flush(fill, deadline);
             assertEquals(1, socket.writes.size(), "nothing left to flush");
-            w.send(new RemoteConnection.Call(), DataProtocol.OP_FILL, 7, FakeHome.token(), 0, 1024, 11, null, 5_000_000_000L);
+            w.send(new RemoteCall(), DataProtocol.OP_FILL, 7, FakeHome.token(), 0, 1024, 11, null, 5_000_000_000L);
             assertEquals(DataProtocol.REQUEST_HEADER, socket.writes.get(1).length, "the queue was emptied by the first write");
             // Awaited before anything carried them: the whole queue goes out alone, in order, once.
-            RemoteConnection.Call first = new RemoteConnection.Call();
-            RemoteConnection.Call second = new RemoteConnection.Call();
+            RemoteCall first = new RemoteCall();
+            RemoteCall second = new RemoteCall();
             w.queue(first, DataProtocol.OP_ACQUIRE, 7, FakeHome.token(), 0, 1, 11, deadline);
             w.queue(second, DataProtocol.OP_ACQUIRE, 8, FakeHome.token(), 0, 2, 11, deadline);
             assertEquals(2, socket.writes.size());
@@ -116,12 +116,12 @@ class RequestWriterTest {
         try (FakeHome home = new FakeHome(FakeHome.Mode.ANSWER);
                 RemoteConnection c = RemoteConnection.open(home.address(), new byte[8], null, 5_000_000_000L)) {
             long deadline = System.nanoTime() + 5_000_000_000L;
-            RemoteConnection.Call alone = c.queue(DataProtocol.OP_GET, 7, FakeHome.token(), 0, 8, 0, null, 8, false, deadline);
+            RemoteCall alone = c.queue(DataProtocol.OP_GET, 7, FakeHome.token(), 0, 8, 0, null, 8, false, deadline);
             c.await(alone, deadline); // nothing else is sent: the await writes it
             assertEquals(0, alone.status);
             assertEquals(FakeHome.VALUE, alone.value);
-            RemoteConnection.Call carried = c.queue(DataProtocol.OP_GET, 7, FakeHome.token(), 0, 8, 0, null, 8, false, deadline);
-            RemoteConnection.Call load = c.load(7, FakeHome.token(), 8, 8, deadline); // its write carries the queued one
+            RemoteCall carried = c.queue(DataProtocol.OP_GET, 7, FakeHome.token(), 0, 8, 0, null, 8, false, deadline);
+            RemoteCall load = c.load(7, FakeHome.token(), 8, 8, deadline); // its write carries the queued one
             assertEquals(FakeHome.VALUE, load.value);
             c.await(carried, deadline);
             assertEquals(FakeHome.VALUE, carried.value);
