@@ -13,7 +13,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
-import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
@@ -44,10 +43,6 @@ final class DataConnection implements RecentConnections.Member {
     static final int IN_CAPACITY = 64 * 1024;
     /** Input buffer after a DIFF larger than {@link #IN_CAPACITY}: one whole frame and the next one's start per read. */
     static final int DIFF_IN_CAPACITY = 2 * (DataProtocol.REQUEST_HEADER + DataProtocol.MAX_DIFF_PAYLOAD);
-    /** Output buffer for reply headers and small read payloads. */
-    static final int OUT_CAPACITY = 64 * 1024;
-    /** Reads up to this size are copied into the output buffer; larger ones are written from the mapping. */
-    static final int INLINE_READ = 8 * 1024;
     /**
      * The most a store's last word can be: the aligned 8-byte word that holds the store's last
      * byte ({@link DataProtocol#bodyBeforeLastWord}) is written after the rest ({@link StoreInFlight}),
@@ -68,7 +63,6 @@ final class DataConnection implements RecentConnections.Member {
     private final TlsChannel tls;
     /** Where bytes are read from and written to: {@link #tls} or {@link #channel}. */
     private final ByteChannel io;
-    private final GatheringByteChannel gather;
     private final byte[] clientNode;
     /** The context this connection writes for, for the writes-in-flight record. */
     private final WritesInFlight.Writer writer;
@@ -76,10 +70,9 @@ final class DataConnection implements RecentConnections.Member {
     private final DataPathStats stats;
     /** Grows once, to {@link #DIFF_IN_CAPACITY}, for large DIFFs. */
     private ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
-    private final ByteBuffer out = ByteBuffer.allocateDirect(OUT_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    /** Its replies, written together. */
+    private final ReplyOutput out;
     private MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private final MemorySegment outSegment = MemorySegment.ofBuffer(out);
-    private final ByteBuffer[] parts = new ByteBuffer[2];
     private final CoherentAccess coherent;
     private SelectionKey key;
     /** Where its packets arrive, for loops that steer ({@link LoopCpus}); null otherwise. */
@@ -88,12 +81,8 @@ final class DataConnection implements RecentConnections.Member {
     private Runnable resumeTask;
     /** Held: a notification waits for its creator ({@link NotificationService#mustWait}); loop thread only. */
     private boolean held;
-    /** A large read's payload still to be written after {@link #out}. */
-    private ByteBuffer bulkOut;
     /** A store whose payload is still being read straight into the mapping. */
     private final StoreInFlight bulkIn = new StoreInFlight();
-    /** Status of the latest reply: an {@code OP_NOTIFY} with {@code FLAG_AFTER_OK} is dropped unless OK. */
-    private byte lastStatus = DataProtocol.STATUS_OK;
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
@@ -117,7 +106,7 @@ final class DataConnection implements RecentConnections.Member {
         this.arrival = arrival;
         this.tls = tls;
         this.io = tls != null ? tls : channel;
-        this.gather = tls != null ? tls : channel;
+        this.out = new ReplyOutput(io, tls != null ? tls : channel, tls);
         this.clientNode = client.node();
         this.writer = WritesInFlight.Writer.of(client.node(), client.session());
         this.access = access;
@@ -166,8 +155,8 @@ final class DataConnection implements RecentConnections.Member {
      * @throws IOException if the read fails
      */
     int readAhead() throws IOException {
-        if (!readsAhead() || held || closeAfterFlush || bulkIn.active() || discard > 0 || bulkOut != null
-                || out.position() > 0 || key == null || !key.isValid() || key.interestOps() != SelectionKey.OP_READ) {
+        if (!readsAhead() || held || closeAfterFlush || bulkIn.active() || discard > 0 || out.pending()
+                || key == null || !key.isValid() || key.interestOps() != SelectionKey.OP_READ) {
             return 0;
         }
         int n = readInput();
@@ -208,7 +197,7 @@ final class DataConnection implements RecentConnections.Member {
             boolean readThisPass = readAhead;
             readAhead = false;
             for (int round = 0; round < 64; round++) {
-                if (!flush()) {
+                if (!out.flush()) {
                     key.interestOps(SelectionKey.OP_WRITE);
                     return true;
                 }
@@ -234,7 +223,7 @@ final class DataConnection implements RecentConnections.Member {
                 if (held) {
                     break; // read nothing more until the creator caught up
                 }
-                if (bulkIn.active() || bulkOut != null || closeAfterFlush || out.position() > OUT_CAPACITY / 2) {
+                if (bulkIn.active() || out.bulkPending() || closeAfterFlush || out.halfFull()) {
                     continue;
                 }
                 if (readThisPass && (tls == null || !tls.hasBufferedInput())) {
@@ -249,7 +238,7 @@ final class DataConnection implements RecentConnections.Member {
                     break;
                 }
             }
-            if (!flush()) {
+            if (!out.flush()) {
                 key.interestOps(SelectionKey.OP_WRITE);
                 return true;
             }
@@ -312,8 +301,8 @@ final class DataConnection implements RecentConnections.Member {
         int served = 0;
         org.HdrHistogram.SingleWriterRecorder serviceTimes = null; // the serving thread's, fetched at the first request
         try {
-            while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && !bulkIn.active() && bulkOut == null
-                    && !held && out.remaining() >= DataProtocol.REPLY_HEADER + INLINE_READ) {
+            while (in.remaining() >= DataProtocol.REQUEST_HEADER && !closeAfterFlush && !bulkIn.active() && !held
+                    && out.hasRoom()) {
                 int p = in.position();
                 long started = System.nanoTime();
                 int replyAt = out.position();
@@ -343,7 +332,7 @@ final class DataConnection implements RecentConnections.Member {
                     }
                 } else if (op == DataProtocol.OP_ACQUIRE && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
-                    coherent.acquire(in, p, requestId, out);
+                    coherent.acquire(in, p, requestId, out.buffer());
                 } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS || op == DataProtocol.OP_NOTIFY
                         || op == DataProtocol.OP_FILL) && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
@@ -361,7 +350,7 @@ final class DataConnection implements RecentConnections.Member {
                 }
                 serviceTimes.recordValue(took);
                 // A request that replied did so at replyAt; a store still being read has not (yet) failed.
-                byte replyStatus = out.position() > replyAt ? out.get(replyAt + 4) : DataProtocol.STATUS_OK;
+                byte replyStatus = out.statusSince(replyAt);
                 traffic.record(in.getLong(p + 16), replyStatus, took);
                 served++;
             }
@@ -473,8 +462,8 @@ final class DataConnection implements RecentConnections.Member {
             return;
         }
         if (op == DataProtocol.OP_NOTIFY) {
-            if ((in.get(p + 5) & DataProtocol.FLAG_AFTER_OK) != 0 && lastStatus != DataProtocol.STATUS_OK) {
-                reply(lastStatus, requestId, 0); // the store it follows failed: no notification about it
+            if ((in.get(p + 5) & DataProtocol.FLAG_AFTER_OK) != 0 && out.lastStatus() != DataProtocol.STATUS_OK) {
+                reply(out.lastStatus(), requestId, 0); // the store it follows failed: no notification about it
                 return;
             }
             if ((in.get(p + 5) & DataProtocol.FLAG_IF_WAITING) != 0 && !waiting(requestId, segmentId, in.getLong(p + 64), p)) {
@@ -504,16 +493,11 @@ final class DataConnection implements RecentConnections.Member {
                 long before = coherent.cas(segmentId, offset, slice, a, in.getLong(p + 64));
                 traffic.count(op, 8);
                 reply(DataProtocol.STATUS_OK, requestId, before);
-            } else if (length <= INLINE_READ) {
-                int at = out.position();
-                WordCopy.fromMapping(slice, 0, outSegment, at + DataProtocol.REPLY_HEADER, length);
-                header(DataProtocol.STATUS_OK, requestId, value, (int) length);
-                out.position(at + DataProtocol.REPLY_HEADER + (int) length);
+            } else if (length <= ReplyOutput.INLINE_READ) {
+                out.replyInline(requestId, value, slice, length);
                 traffic.count(op, length);
             } else {
-                header(DataProtocol.STATUS_OK, requestId, value, (int) length);
-                out.position(out.position() + DataProtocol.REPLY_HEADER);
-                bulkOut = slice.asByteBuffer();
+                out.replyBulk(requestId, value, slice);
                 traffic.count(op, length);
             }
         } catch (IllegalStateException unmapped) {
@@ -556,41 +540,7 @@ final class DataConnection implements RecentConnections.Member {
     }
 
     private void reply(byte status, long requestId, long value) {
-        header(status, requestId, value, 0);
-        out.position(out.position() + DataProtocol.REPLY_HEADER);
-    }
-
-    /** Writes a reply header at the output's position without moving it. */
-    private void header(byte status, long requestId, long value, int payload) {
-        lastStatus = status;
-        int at = out.position();
-        out.putInt(at, DataProtocol.REPLY_HEADER - 4 + payload);
-        out.put(at + 4, status).put(at + 5, (byte) 0).putShort(at + 6, (short) 0);
-        out.putLong(at + 8, requestId).putLong(at + 16, value);
-    }
-
-    /** Writes what is pending. @return true when nothing is left to write */
-    private boolean flush() throws IOException {
-        if (out.position() == 0 && bulkOut == null) {
-            return tls == null || tls.flush();
-        }
-        out.flip();
-        try {
-            if (bulkOut == null) {
-                io.write(out);
-            } else {
-                parts[0] = out;
-                parts[1] = bulkOut;
-                gather.write(parts);
-                if (!bulkOut.hasRemaining()) {
-                    bulkOut = null;
-                }
-                parts[1] = null;
-            }
-        } finally {
-            out.compact();
-        }
-        return out.position() == 0 && bulkOut == null && (tls == null || tls.flush());
+        out.reply(status, requestId, value);
     }
 
     /** Closes the socket. */
