@@ -8,12 +8,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -65,15 +62,12 @@ public final class SegmentCache {
     // Guarded by lock.
     final LinkedHashSet<Long> order = new LinkedHashSet<>();
     /** Indices of the dirty lines. */
-    private final BitSet dirty = new BitSet();
-    private int dirtyCount;
+    final BitSet dirty = new BitSet();
+    int dirtyCount;
     /** The lines each thread with an open flush epoch stored to. */
-    private final HashMap<Thread, BitSet> threadLines = new HashMap<>();
-    private final DiffFrames frames;
+    final HashMap<Thread, BitSet> threadLines = new HashMap<>();
     private final LineFills fills = new LineFills(this);
-    /** Write-backs sent and maybe not acknowledged yet: every release waits for them too. */
-    private final List<Flight> inFlight = new ArrayList<>();
-    private volatile int inFlightCount;
+    private final CacheRelease release;
     int resident;
     long epoch = -1;
     private final CacheAcquire acquire = new CacheAcquire(this);
@@ -84,7 +78,8 @@ public final class SegmentCache {
     volatile long capacityLines;
     /** Detached ({@link #close}): no hint is aimed any more, even at a line a miss in flight installs after it. */
     private volatile boolean closed;
-    private volatile int dirtyLines;
+    /** {@link #dirtyCount}, for readers without the lock. */
+    volatile int dirtyLines;
     private volatile int residentLines;
 
     /** One cached line: its bytes and, once stored to, the mask of the bytes stored since its last write-back. */
@@ -136,7 +131,7 @@ public final class SegmentCache {
         this.stats = stats;
         this.lostStores = lostStores;
         this.lines = new Line[(int) lineCount];
-        this.frames = new DiffFrames(transport, stats);
+        this.release = new CacheRelease(this, new DiffFrames(transport, stats));
         setCapacity(capacityBytes);
     }
 
@@ -415,7 +410,7 @@ public final class SegmentCache {
             }
         }
         if (!dirtyVictims.isEmpty()) {
-            Outcome o = finish(send(dirtyVictims, 0, Integer.MAX_VALUE));
+            Outcome o = finish(release.send(dirtyVictims, 0, Integer.MAX_VALUE));
             if (o.status != 0) {
                 lostStores.accept(o.failedOffsets);
             }
@@ -439,96 +434,21 @@ public final class SegmentCache {
         }
     }
 
-    // ---- release ----
+    // ---- release ({@link CacheRelease}) ----
 
     /** A release of every dirty line: sends the diffs; {@link #finish} waits for them. */
     public List<Flight> startReleaseAll() {
-        if (dirtyLines == 0 && inFlightCount == 0) {
-            return List.of();
-        }
-        lock.lock();
-        try {
-            return pending(send(dirty, 0, Integer.MAX_VALUE));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Every write-back still unacknowledged, including those another thread (or the background
-     * writer) started: a release is complete only when they are, since the lines they carry
-     * already count as clean. Holds the lock.
-     */
-    private List<Flight> pending(List<Flight> sent) {
-        inFlight.removeIf(f -> f.pending().done());
-        inFlightCount = inFlight.size();
-        List<Flight> all = new ArrayList<>(sent);
-        Set<Flight> mine = Collections.newSetFromMap(new IdentityHashMap<>());
-        mine.addAll(sent);
-        inFlight.stream().filter(f -> !mine.contains(f)).forEach(all::add);
-        return all;
+        return release.all();
     }
 
     /** {@code flush_fb}/{@code close_fb}: a release of the lines {@code thread} stored to since its last one. */
     public List<Flight> startReleaseThread(Thread thread) {
-        lock.lock();
-        try {
-            BitSet mine = threadLines.remove(thread);
-            if (mine == null) {
-                return List.of();
-            }
-            return pending(send(mine, 0, Integer.MAX_VALUE));
-        } finally {
-            lock.unlock();
-        }
+        return release.thread(thread);
     }
 
     /** {@code cflush}: a release of the dirty lines holding {@code [off, off + len)}. */
     public List<Flight> startReleaseRange(long off, long len) {
-        if (dirtyLines == 0 && inFlightCount == 0 || len <= 0) {
-            return List.of();
-        }
-        lock.lock();
-        try {
-            return pending(send(dirty, (int) (off >>> shift), (int) Math.min(lineCount - 1, (off + len - 1) >>> shift)));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Builds and sends the diffs of the dirty lines among {@code which}'s indices in
-     * {@code [from, to]}, in increasing order; they count as clean from here on. Holds the lock.
-     */
-    private List<Flight> send(BitSet which, int from, int to) {
-        // Raised before dirtyLines falls: a release on another thread that reads dirtyLines == 0
-        // without the lock then reads a non-zero inFlightCount, takes the lock, and waits for
-        // these flights instead of returning before they are acknowledged.
-        inFlightCount = inFlight.size() + dirtyCount;
-        List<Flight> sent = new ArrayList<>();
-        int written = 0; // counted once at the end, not per line (two LongAdder increments a line, with the process's counters)
-        frames.begin(sent);
-        try {
-            for (int idx = which.nextSetBit(from); idx >= 0 && idx <= to; idx = which.nextSetBit(idx + 1)) {
-                Line l = lines[idx];
-                if (l != null && l.dirty()) {
-                    frames.addLine((long) idx << shift, l.data, l.stored, validLength(idx));
-                    l.stored = null;
-                    written++;
-                }
-                if (dirty.get(idx)) {
-                    dirty.clear(idx); // which may be dirty itself: clearing the bit just visited is safe
-                    dirtyCount--;
-                }
-            }
-        } finally {
-            stats.writeBackLines.add(written);
-            frames.end();
-            dirtyLines = dirtyCount;
-            inFlight.addAll(sent);
-            inFlightCount = inFlight.size();
-        }
-        return sent;
+        return release.range(off, len);
     }
 
     /** What a set of flights came to. */
