@@ -5,6 +5,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Remote stores the home has started to receive but not finished (issue 8, cmi(7) "Consistent
@@ -41,13 +42,13 @@ final class WritesInFlight {
     private final Map<Object, Open> open = new ConcurrentHashMap<>();
     private final Map<Writer, List<Range>> torn = new ConcurrentHashMap<>();
     /** Whether a writer's context is known to have ended ({@link NodeState#endedContexts}). */
-    private final java.util.function.Predicate<Writer> ended;
+    private final Predicate<Writer> ended;
 
     /**
      * @param ended whether a writer's context is known to have ended; the engine records an end
      *     there before it takes the writer's stores ({@link #takeFor})
      */
-    WritesInFlight(java.util.function.Predicate<Writer> ended) {
+    WritesInFlight(Predicate<Writer> ended) {
         this.ended = ended;
     }
 
