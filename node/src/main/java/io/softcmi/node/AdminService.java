@@ -136,6 +136,9 @@ final class AdminService {
             case "runs" -> state.processes.table();
             case "dataplane" -> {
                 state.dataStats.snapshot().forEach((k, v) -> rows.add(List.of(k, str(v))));
+                long[] directory = state.coherence.sizes();
+                rows.add(List.of("directory_segments", str(directory[0])));
+                rows.add(List.of("directory_caches", str(directory[1])));
                 yield new ControlMessage.Table(List.of("FIGURE", "VALUE"), rows);
             }
             default -> throw NodeException.inval("unknown table '" + table

@@ -283,6 +283,28 @@ final class CoherenceDirectory {
         return out;
     }
 
+    /**
+     * A remote cache detached with nothing left unwritten ({@link io.softcmi.wire.DataProtocol#OP_FORGET}):
+     * its record goes, if it is one of {@code node}'s (and of {@code session}'s, where the record
+     * knows its session). The log entries of its writes stay: other caches still invalidate them.
+     *
+     * @return whether a record was forgotten
+     */
+    boolean forget(long segmentId, long cacheId, byte[] node, long session) {
+        SegmentLines s = segments.get(segmentId);
+        if (s == null) {
+            return false;
+        }
+        synchronized (s) {
+            Holder h = s.holders.get(cacheId);
+            if (h == null || !java.util.Arrays.equals(h.node, node) || h.session != -1 && h.session != session) {
+                return false;
+            }
+            s.holders.remove(cacheId);
+            return true;
+        }
+    }
+
     /** @return segments with a directory, and remote caches known, for {@code cmiadm dataplane} */
     long[] sizes() {
         long holders = 0;

@@ -12,7 +12,8 @@ import java.nio.ByteBuffer;
  * The home's side of the coherent-cache requests of one data connection ({@code docs/cache.md}):
  * {@link DataProtocol#OP_FILL} registration, {@link DataProtocol#OP_DIFF} (apply byte runs, then
  * log them as written by the sender's cache), {@link DataProtocol#OP_ACQUIRE} (the ranges
- * others wrote since the sender's epoch), and the log entries of the uncached writes
+ * others wrote since the sender's epoch), {@link DataProtocol#OP_FORGET} (a detached cache's
+ * record goes), and the log entries of the uncached writes
  * ({@link DataProtocol#OP_PUT}, {@code CAS}). Called by the connection's {@link DataIoLoop} only.
  */
 final class CoherentAccess {
@@ -277,6 +278,24 @@ final class CoherentAccess {
         if (start >= 0 && end > start) {
             access.coherence().wrote(segmentId, cacheId, clientNode, start, end - start);
         }
+    }
+
+    /**
+     * Serves a FORGET whose header is in {@code in} at {@code p}: the sender's cache {@code b}
+     * detached with nothing unwritten, and its record at the directory goes.
+     *
+     * @return the reply status: OK, or the token check's
+     */
+    byte forget(ByteBuffer in, int p) {
+        long segmentId = in.getLong(p + 16);
+        byte status = access.checkToken(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40));
+        if (status != DataProtocol.STATUS_OK) {
+            stats.errors.increment();
+            return status;
+        }
+        access.coherence().forget(segmentId, in.getLong(p + 64), clientNode, clientSession);
+        stats.request(DataProtocol.OP_FORGET, 0);
+        return DataProtocol.STATUS_OK;
     }
 
     /** Serves an ACQUIRE whose header is in {@code in} at {@code p}: writes the whole reply into {@code out}. */

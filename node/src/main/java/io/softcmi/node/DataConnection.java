@@ -330,6 +330,9 @@ final class DataConnection implements RecentConnections.Member {
                         traffic.wrote(status == DataProtocol.STATUS_OK ? coherent.lastDiffBytes() : 0);
                         reply(status, requestId, 0);
                     }
+                } else if (op == DataProtocol.OP_FORGET && payload == 0) {
+                    in.position(p + DataProtocol.REQUEST_HEADER);
+                    reply(coherent.forget(in, p), requestId, 0);
                 } else if (op == DataProtocol.OP_ACQUIRE && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
                     coherent.acquire(in, p, requestId, out.buffer());

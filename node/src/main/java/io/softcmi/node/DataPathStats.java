@@ -28,6 +28,7 @@ final class DataPathStats {
     final LongAdder diffRuns = new LongAdder();
     final LongAdder acquires = new LongAdder();
     final LongAdder acquireRanges = new LongAdder();
+    final LongAdder forgets = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
     final LongAdder workNanos = new LongAdder();
@@ -107,6 +108,7 @@ final class DataPathStats {
                 bytesWritten.add(bytes);
             }
             case io.softcmi.wire.DataProtocol.OP_ACQUIRE -> acquires.increment();
+            case io.softcmi.wire.DataProtocol.OP_FORGET -> forgets.increment();
             default -> cases.increment();
         }
     }
@@ -135,6 +137,7 @@ final class DataPathStats {
         m.put("requests_diff", diffs.sum());
         m.put("diff_runs", diffRuns.sum());
         m.put("requests_acquire", acquires.sum());
+        m.put("requests_forget", forgets.sum());
         m.put("acquire_ranges_invalidated", acquireRanges.sum());
         m.put("requests_refused", errors.sum());
         m.put("notification_holds", notificationHolds.sum());

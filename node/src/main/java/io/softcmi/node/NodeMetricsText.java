@@ -37,6 +37,10 @@ final class NodeMetricsText {
         line(b, "softcmi_data_requests_total{op=\"put\"}", d.puts.sum());
         line(b, "softcmi_data_requests_total{op=\"cas\"}", d.cases.sum());
         line(b, "softcmi_data_requests_total{op=\"notify\"}", d.notifies.sum());
+        line(b, "softcmi_data_requests_total{op=\"fill\"}", d.fills.sum());
+        line(b, "softcmi_data_requests_total{op=\"diff\"}", d.diffs.sum());
+        line(b, "softcmi_data_requests_total{op=\"acquire\"}", d.acquires.sum());
+        line(b, "softcmi_data_requests_total{op=\"forget\"}", d.forgets.sum());
         counter(b, "softcmi_data_requests_refused_total", "Remote data requests answered with an access error", d.errors.sum());
         counter(b, "softcmi_data_notification_holds_total",
             "Data connections held because a notification's creator was too far behind", d.notificationHolds.sum());

@@ -155,4 +155,30 @@ class CoherenceDirectoryTest {
             Thread.onSpinWait();
         }
     }
+
+    /**
+     * A detached cache's FORGET: its record goes (the count {@code cmiadm dataplane} shows), and
+     * with it what the home would report after its context died; only the asker's own node's
+     * record goes; an unknown id is no error; the log of its writes stays for the other caches.
+     */
+    @Test
+    void shouldForgetADetachedCacheOfTheAskersNodeOnly() {
+        CoherenceDirectory dir = new CoherenceDirectory();
+        long since = dir.filled(7, CACHE, NODE, 1, true, 0, 1024);
+        dir.wrote(7, CACHE, NODE, 0, 8);
+        assertEquals(1, dir.sizes()[1]);
+        assertEquals(false, dir.forget(7, CACHE, new byte[] {9, 9, 9, 9}, 1), "another node's FORGET");
+        assertEquals(false, dir.forget(7, CACHE, NODE, 2), "another context's FORGET");
+        assertEquals(false, dir.forget(7, CACHE + 1, NODE, 1), "an unknown cache");
+        assertEquals(false, dir.forget(8, CACHE, NODE, 1), "a segment without a directory");
+        assertEquals(1, dir.sizes()[1]);
+        assertTrue(dir.forget(7, CACHE, NODE, 1));
+        assertEquals(0, dir.sizes()[1]);
+        assertTrue(dir.dropHolders(NODE, 1).isEmpty(), "a forgotten cache holds nothing unwritten");
+        ByteBuffer out = ByteBuffer.allocate(16 * 300).order(ByteOrder.LITTLE_ENDIAN);
+        dir.changes(7, SIZE, since, CACHE + 2, out, 256); // another cache still sees the write
+        assertEquals(16, out.position());
+        assertEquals(0, out.getLong(0));
+        assertTrue(out.getLong(8) >= 8);
+    }
 }

@@ -33,12 +33,14 @@ class CachedImportTest {
     private static ClientProcess c;
     private static String addressB;
     private static String addressC;
+    private static NodeProcess nodeA;
 
     @BeforeAll
     @Timeout(90)
     static void startCluster() throws IOException {
         ClusterNodes cluster = ClusterNodes.create(RESOURCES);
         List<NodeProcess> nodes = cluster.start("A", "B", "C");
+        nodeA = nodes.get(0);
         List<ClientProcess> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(2));
         a = workers.get(0);
         b = workers.get(1);
@@ -89,6 +91,37 @@ class CachedImportTest {
         assertEquals("OK", b.request("put-long " + proxy + " 64 42")); // through the second, then wmb
         b.expect("detach " + proxy, "DETACHED"); // the first mapping on top again
         assertEquals("VALUE 42", b.request("get-long " + proxy + " 64"), "rmb, then a load through the first mapping");
+    }
+
+    /**
+     * Each cached attach is a cache with a record at the home's directory; a clean detach sends
+     * FORGET, so a context that attaches and detaches an import many times leaves no record
+     * behind (before 2026-11-29 the home kept one per attach until the context ended).
+     */
+    @Test
+    void shouldLeaveNoRecordAtTheHomeAfterManyCleanAttachesAndDetaches() throws InterruptedException {
+        long id = Long.parseLong(a.expect("create " + 4 * PAGE, "SEGMENT"));
+        String handle = a.expect("export " + id, "HANDLE");
+        String tokenB = a.expect("token " + id + " " + addressB + " READ,WRITE,ATOMIC", "TOKEN");
+        long proxy = Long.parseLong(b.expect("import " + handle, "PROXY").split(" ")[0]);
+        b.expect("set-token " + proxy + " " + tokenB, "OK");
+        long caches = CmiAdmFigures.dataplane(nodeA, "directory_caches");
+        long forgets = CmiAdmFigures.dataplane(nodeA, "requests_forget");
+        int rounds = 20;
+        for (int i = 0; i < rounds; i++) {
+            b.expect("attach " + proxy, "ATTACHED");
+            assertEquals("OK", b.request("put-long " + proxy + " 64 " + i)); // a fill, a store, wmb
+            assertEquals("VALUE " + i, b.request("get-long " + proxy + " 64"));
+            b.expect("detach " + proxy, "DETACHED");
+        }
+        long end = System.nanoTime() + 20_000_000_000L; // FORGET is not waited for: its count may lag
+        while (CmiAdmFigures.dataplane(nodeA, "requests_forget") < forgets + rounds && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        assertEquals(forgets + rounds, CmiAdmFigures.dataplane(nodeA, "requests_forget"), "one FORGET per detach");
+        assertEquals(caches, CmiAdmFigures.dataplane(nodeA, "directory_caches"), "every detached cache forgotten");
+        a.expect("attach " + id + " READ", "ATTACHED");
+        assertEquals(String.valueOf(rounds - 1), a.expect("get-long " + id + " 64", "VALUE"), "the last store reached the home");
     }
 
     @Test

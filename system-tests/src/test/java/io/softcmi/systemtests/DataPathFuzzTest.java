@@ -308,6 +308,7 @@ class DataPathFuzzTest {
                     case DataProtocol.OP_NOTIFY -> payloadLength == 0 && offset >= 0 && offset <= size - 8;
                     case DataProtocol.OP_FILL -> payloadLength == 0 && a >= 0 && offset >= 0 && a <= size && offset <= size - a;
                     case DataProtocol.OP_DIFF, DataProtocol.OP_ACQUIRE -> payloadLength == 0; // no runs; any epoch
+                    case DataProtocol.OP_FORGET -> payloadLength == 0; // any cache id: an unknown one is no error
                     default -> false;
                 };
                 if (inRange) {

@@ -131,6 +131,15 @@ public final class DataProtocol {
      */
     public static final byte OP_ACQUIRE = 9;
     /**
+     * Coherent cache: the cache {@code b} was detached with every store it held written back and
+     * acknowledged, so the home forgets its record (the bytes it read and wrote, whether it may
+     * hold unwritten lines) instead of keeping it until the cache's context ends. Only a record
+     * of the asker's own node is forgotten; an unknown cache id is no error. Needs a valid token
+     * for the segment, no particular right; no payload. A fill sent after it records the cache
+     * again.
+     */
+    public static final byte OP_FORGET = 10;
+    /**
      * Largest payload of an {@link #OP_DIFF} request: it is served from the home's input buffer
      * whole (a connection's buffer grows to hold frames this large when the first one comes).
      * 512 KiB of stored bytes plus room for run headers, so a dense megabyte goes in two frames
@@ -169,9 +178,9 @@ public final class DataProtocol {
     /**
      * The data protocol version this build speaks (sent in HELLO). Version 1 had no version
      * field; version 2 had no challenge after the HELLO; version 3 had no FILL, DIFF or ACQUIRE;
-     * version 4 limited a DIFF's payload to 32 KiB, version 5 to 256 KiB.
+     * version 4 limited a DIFF's payload to 32 KiB, version 5 to 256 KiB; version 6 had no FORGET.
      */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
 
     private DataProtocol() {
     }

@@ -188,6 +188,11 @@ final class ContextImpl implements CmiContext {
         return connections.get(home, segmentId, offset);
     }
 
+    /** The data connection to a home node if one is open (see {@link RemoteConnections#getIfOpen}), or null. */
+    RemoteConnection openConnection(NodeAddressImpl home) {
+        return connections.getIfOpen(home);
+    }
+
     /** @return this context's caches of imported segments */
     io.softcmi.cmi.internal.cache.ContextCache remoteCache() {
         return remoteCache;

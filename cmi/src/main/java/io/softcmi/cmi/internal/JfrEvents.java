@@ -116,6 +116,7 @@ public final class JfrEvents {
                 case io.softcmi.wire.DataProtocol.OP_FILL -> "FILL";
                 case io.softcmi.wire.DataProtocol.OP_DIFF -> "DIFF";
                 case io.softcmi.wire.DataProtocol.OP_ACQUIRE -> "ACQUIRE";
+                case io.softcmi.wire.DataProtocol.OP_FORGET -> "FORGET";
                 case io.softcmi.wire.DataProtocol.OP_HELLO -> "HELLO";
                 case io.softcmi.wire.DataProtocol.OP_PROOF -> "PROOF";
                 default -> "OP_" + op;

@@ -106,6 +106,18 @@ final class RemoteConnections {
         }
     }
 
+    /**
+     * The data connection to a home node if one is open and healthy, for a request that is not
+     * worth opening one for (a detached cache's {@code FORGET}).
+     *
+     * @return the connection, or null
+     */
+    RemoteConnection getIfOpen(NodeAddressImpl home) {
+        Link link = links.get(PER_THREAD ? new ThreadHome(home, Thread.currentThread()) : home);
+        RemoteConnection c = link == null ? null : link.connection;
+        return c != null && !c.broken() ? c : null;
+    }
+
     private RemoteConnection open(NodeAddressImpl home, long segmentId, long offset, long timeout) {
         try {
             byte[] t = ticket;

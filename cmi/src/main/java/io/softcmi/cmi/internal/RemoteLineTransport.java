@@ -6,8 +6,8 @@ import io.softcmi.wire.DataProtocol;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A {@link LineTransport} over the context's data connection to the segment's home: FILL, DIFF
- * and ACQUIRE requests with the attach's current token and the attach's own cache id. Requests of
+ * A {@link LineTransport} over the context's data connection to the segment's home: FILL, DIFF,
+ * ACQUIRE and FORGET requests with the attach's current token and the attach's own cache id. Requests of
  * one context to one home share one pipelined connection, so they reach the home in the order
  * they were started (a fill sent after a diff sees it), a queued ACQUIRE ({@link #acquireLater})
  * included.
@@ -71,6 +71,19 @@ final class RemoteLineTransport implements LineTransport {
     @Override
     public Pending diff(MemorySegment runs) {
         return start(DataProtocol.OP_DIFF, 0, 0, runs, null, 0, false, false);
+    }
+
+    /** Sent on the context's connection to the home if one is open; nobody waits for its reply. */
+    @Override
+    public Pending forget() {
+        TokenImpl t = mapping.token();
+        RemoteConnection c = t == null ? null : mapping.context.openConnection(mapping.home);
+        if (c == null) {
+            return null;
+        }
+        long deadline = mapping.context.remoteDeadline();
+        return new OnWire(c, c.start(DataProtocol.OP_FORGET, mapping.homeSegmentId, t, 0, 0, cacheId, null, null, 0, false,
+            deadline), deadline);
     }
 
     /** @return the home: a context's requests to one home share one pipelined connection */

@@ -66,6 +66,18 @@ public interface LineTransport {
     }
 
     /**
+     * Tells the home that this cache detached with every store written back and acknowledged
+     * ({@code DataProtocol.OP_FORGET}), so that it forgets the cache's record. Sent only where a
+     * connection is open, and not waited for: the home otherwise forgets it when the context
+     * ends. The default sends nothing.
+     *
+     * @return the request, or null if none was sent
+     */
+    default Pending forget() {
+        return null;
+    }
+
+    /**
      * Which ordered channel the requests travel on: requests of transports with equal non-null
      * routes, and any other request sent on that route, reach the home in the order they were
      * started. Null when unknown.

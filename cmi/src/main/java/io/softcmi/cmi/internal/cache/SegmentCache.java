@@ -510,16 +510,31 @@ public final class SegmentCache {
         lostStores.accept(offsets);
     }
 
-    /** Detach: writes everything back (failures go to {@code lostStores}) and empties the cache. */
+    /**
+     * Detach: writes everything back and waits for every write-back in flight (failures of its
+     * own go to {@code lostStores}), empties the cache, and, when nothing was lost, tells the home
+     * to forget this cache ({@link LineTransport#forget}).
+     */
     public void close() {
         acquire.settle();
+        boolean clean;
         lock.lock();
         try {
             closed = true; // before the drop ends the epoch: a line installed later is never hinted
-            drop(new ArrayList<>(order));
+            Outcome mine = finish(release.send(dirty, 0, Integer.MAX_VALUE));
+            if (mine.status() != 0) {
+                lostStores.accept(mine.failedOffsets());
+            }
+            // Write-backs another thread or the background writer started: their starters report a failure.
+            Outcome others = finish(release.all());
+            clean = mine.status() == 0 && others.status() == 0;
+            drop(new ArrayList<>(order)); // nothing dirty is left
             threadLines.clear();
         } finally {
             lock.unlock();
+        }
+        if (clean) {
+            transport.forget(); // the home forgets this cache's record; not waited for
         }
     }
 }

@@ -22,6 +22,8 @@ final class FakeHome {
     int fills;
     int diffs;
     int acquires;
+    /** The cache ids that sent FORGET, in order. Guarded by this. */
+    final List<Long> forgets = new ArrayList<>();
     /** When set, every request fails with this status. */
     volatile int failWith;
     /** When set, every DIFF fails with this status. */
@@ -185,6 +187,15 @@ final class FakeHome {
                     }
                     CountDownLatch ack = ackGate;
                     return ack == null ? new Done(0, 0, 0) : new Held(ack);
+                }
+            }
+
+            @Override
+            public Pending forget() {
+                synchronized (FakeHome.this) {
+                    writes.add(written("FORGET"));
+                    forgets.add(cacheId);
+                    return new Done(0, 0, 0);
                 }
             }
 

@@ -357,4 +357,28 @@ class SegmentCacheTest {
         assertEquals(frames.size(), runs, "one merged run per frame, not one per line");
         assertTrue(frames.size() < 4096 * LINE / (32 * 1024), "frames grow past 32 KiB: " + frames.size());
     }
+
+    @Test
+    void shouldWriteBackEverythingAndTellTheHomeToForgetItAtDetach() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home, 5, 1 << 20);
+        c.store(LINE + 3, 1, 9, false);
+        c.load(2 * LINE, 1);
+        c.close();
+        assertEquals(9, home.memory[LINE + 3]);
+        assertEquals(0, c.residentLines());
+        assertEquals(List.of(5L), home.forgets);
+    }
+
+    @Test
+    void shouldNotTellTheHomeToForgetACacheWhoseWriteBackFailedAtDetach() {
+        FakeHome home = new FakeHome(4 * LINE);
+        SegmentCache c = cache(home, 5, 1 << 20);
+        c.store(LINE + 3, 1, 9, false);
+        home.failDiffsWith = 6;
+        c.close();
+        assertEquals(1, lost.size(), "the lost store is reported");
+        assertArrayEquals(new long[] {LINE}, lost.get(0));
+        assertTrue(home.forgets.isEmpty(), "the home keeps the record of a cache that may hold unwritten lines");
+    }
 }
