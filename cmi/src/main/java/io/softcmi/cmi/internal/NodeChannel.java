@@ -81,6 +81,8 @@ public final class NodeChannel implements AutoCloseable {
     private volatile Consumer<ControlMessage> noticeListener = m -> { };
     private volatile Runnable closeListener = () -> { };
     private volatile String closedReason;
+    /** Why a caller found the connection broken ({@link #endBroken}), or null: the reader's reason when it ends. */
+    private volatile String brokenReason;
 
     private NodeChannel(SocketChannel channel) throws IOException {
         this.channel = channel;
@@ -226,6 +228,7 @@ public final class NodeChannel implements AutoCloseable {
             counts.count(reply.nodeFlags, reply.caught, missed);
             return answer;
         } catch (IOException e) {
+            endBroken(e.getMessage());
             throw Errors.fail(CmiError.INIT, "connection to the node failed: " + e.getMessage());
         } catch (ExecutionException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node closed: " + e.getCause().getMessage());
@@ -361,6 +364,20 @@ public final class NodeChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * A caller's read or write failed, or it read a malformed frame: the stream is lost. Closes
+     * the connection and gets the reader thread out of its stand-by or selector, so that it ends
+     * the connection as at the end of the stream and every call in flight fails now, not when
+     * its reply times out ({@link #REPLY_TIMEOUT_SECONDS}).
+     */
+    private void endBroken(String reason) {
+        if (brokenReason == null) {
+            brokenReason = reason == null ? "the connection to the node failed" : reason;
+        }
+        closeQuietly();
+        standby.want();
+    }
+
     /** Gets the reader thread to look for work: out of its stand-by, or out of its selector. */
     private void wakeReader() {
         standby.want();
@@ -412,8 +429,9 @@ public final class NodeChannel implements AutoCloseable {
                 // A listener's call on the ending connection: the end is what matters now.
             }
         } finally {
-            closedReason = reason;
-            IOException cause = new IOException(reason);
+            String broken = brokenReason;
+            closedReason = broken != null ? broken : reason;
+            IOException cause = new IOException(closedReason);
             pending.values().forEach(f -> f.completeExceptionally(cause));
             closeQuietly();
             closeListener.run();

@@ -34,6 +34,8 @@ final class FakeNode implements AutoCloseable {
     private volatile long requests;
     private volatile long replyDelayNanos;
     private volatile int replyFlags;
+    /** The request whose reply is written as a malformed frame header instead ({@link #garbleReply}), or -1. */
+    private volatile long garbled = -1;
 
     FakeNode() throws IOException {
         this(0, 0);
@@ -78,6 +80,14 @@ final class FakeNode implements AutoCloseable {
         notices.add(m);
     }
 
+    /**
+     * Writes a malformed frame header (length -1) instead of the reply to the {@code n}-th request
+     * (counting from 0), then goes on answering: the process's stream is lost from there.
+     */
+    void garbleReply(long n) {
+        garbled = n;
+    }
+
     /** Writes {@code m} and closes the connection at once after it, as a node that shuts down does. */
     void noticeAndClose(ControlMessage m) {
         last = m;
@@ -106,6 +116,14 @@ final class FakeNode implements AutoCloseable {
                     v[0] = f.correlationId();
                     if (replyDelayNanos > 0) {
                         java.util.concurrent.locks.LockSupport.parkNanos(replyDelayNanos);
+                    }
+                    if (requests == garbled) {
+                        requests++;
+                        ByteBuffer bad = ByteBuffer.allocate(4).putInt(0, -1);
+                        while (bad.hasRemaining()) {
+                            ch.write(bad);
+                        }
+                        continue;
                     }
                     requests++; // before the reply: its caller may look at once
                     write(ch, MessageType.toFrame(new ControlMessage.LongsValue(v), f.correlationId(), replyFlags));

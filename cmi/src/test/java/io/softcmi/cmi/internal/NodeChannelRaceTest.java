@@ -64,4 +64,48 @@ class NodeChannelRaceTest {
         });
         assertEquals(List.of(), List.copyOf(failures));
     }
+
+    /**
+     * A malformed frame from the node, read by whichever thread reads then (a caller polling for
+     * its reply, or the reader thread): the stream is lost, so every call in flight ends with the
+     * connection's error and the connection is closed (its close listener runs). Before
+     * 2026-11-29 a caller that read it failed alone and the connection stayed open with its
+     * stream lost: later calls failed one by one as each read the bad frame again, and a call
+     * whose thread did not read waited for the reply timeout (60 s). Without the fix this test
+     * fails on the closed check.
+     */
+    @Test
+    void shouldEndEveryCallWhenAThreadReadsAMalformedFrame() throws Exception {
+        ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+        assertTimeoutPreemptively(BOUND, () -> {
+            for (int round = 0; round < ROUNDS * 20; round++) {
+                try (FakeNode node = new FakeNode(); NodeChannel ch = NodeChannel.connect(node.directory())) {
+                    node.garbleReply(10 + (round * 37L) % 150);
+                    List<Thread> threads = new ArrayList<>();
+                    for (int k = 0; k < 3; k++) {
+                        int kk = k;
+                        threads.add(Thread.ofPlatform().start(() -> {
+                            try {
+                                for (int i = 0; i < 100_000; i++) {
+                                    ch.call(new ControlMessage.CtlInfo(), ControlMessage.LongsValue.class);
+                                }
+                                failures.add("thread " + kk + ": 100,000 calls on a stream with a malformed frame");
+                            } catch (CmiException e) {
+                                if (e.error() != CmiError.INIT) {
+                                    failures.add("thread " + kk + ": " + e);
+                                }
+                            } catch (Throwable t) {
+                                failures.add("thread " + kk + ": " + t);
+                            }
+                        }));
+                    }
+                    for (Thread t : threads) {
+                        t.join();
+                    }
+                    assertEquals(true, ch.isClosed(), "the channel is closed after a malformed frame");
+                }
+            }
+        });
+        assertEquals(List.of(), List.copyOf(failures));
+    }
 }
