@@ -18,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -27,7 +26,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Whole-cluster benchmark of cached imports (docs/cache.md, docs/benchmarks.md): two
@@ -111,14 +109,7 @@ public final class CacheBenchmark {
         ExecutorService home = Executors.newSingleThreadExecutor();
         ExecutorService remote = Executors.newSingleThreadExecutor();
         try {
-            Path key = dir.resolve("cluster.key");
-            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-            for (int n = 1; n <= 2; n++) {
-                children.add(ClusterBench.start(l -> l.startsWith("cmid:"), "io.softcmi.node.Cmid", "--dir",
-                    dir.resolve("n" + n).toString(), "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name",
-                    "cbench" + n, "--shm-dir", "/dev/shm/softcmi-cbench-" + ProcessHandle.current().pid() + "-" + n));
-            }
+            ClusterBench.startTwoDaemons(dir, children, "cbench");
             CmiContext a = home.submit(ClusterBench.context(dir.resolve("n1"))).get();
             CmiContext b = remote.submit(ClusterBench.context(dir.resolve("n2"))).get();
             CmiMapping[] homeAttach = new CmiMapping[1];
@@ -158,15 +149,7 @@ public final class CacheBenchmark {
         } finally {
             home.shutdownNow();
             remote.shutdownNow();
-            for (Process c : children) {
-                c.destroy();
-                if (!c.waitFor(10, TimeUnit.SECONDS)) {
-                    c.destroyForcibly();
-                }
-            }
-            try (var files = Files.walk(dir)) {
-                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
-            }
+            ClusterBench.stopAndDelete(children, dir);
         }
     }
 

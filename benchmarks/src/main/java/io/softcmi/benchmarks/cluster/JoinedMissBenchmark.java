@@ -8,7 +8,6 @@ import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.RemoteSegmentHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -60,14 +59,7 @@ public final class JoinedMissBenchmark {
         ExecutorService threads = Executors.newSingleThreadExecutor(); // makes the context
         ExecutorService second = Executors.newSingleThreadExecutor(); // joins it (iniTh)
         try {
-            Path key = dir.resolve("cluster.key");
-            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-            for (int n = 1; n <= 2; n++) {
-                children.add(ClusterBench.start(l -> l.startsWith("cmid:"), "io.softcmi.node.Cmid", "--dir",
-                    dir.resolve("n" + n).toString(), "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name",
-                    "jbench" + n, "--shm-dir", "/dev/shm/softcmi-jbench-" + ProcessHandle.current().pid() + "-" + n));
-            }
+            ClusterBench.startTwoDaemons(dir, children, "jbench");
             CmiContext a = home.submit(ClusterBench.context(dir.resolve("n1"))).get();
             CmiContext b = threads.submit(ClusterBench.context(dir.resolve("n2"))).get();
             byte[][] handles = home.submit(() -> {
@@ -95,15 +87,7 @@ public final class JoinedMissBenchmark {
             home.shutdownNow();
             threads.shutdownNow();
             second.shutdownNow();
-            for (Process c : children) {
-                c.destroy();
-                if (!c.waitFor(10, TimeUnit.SECONDS)) {
-                    c.destroyForcibly();
-                }
-            }
-            try (var files = Files.walk(dir)) {
-                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
-            }
+            ClusterBench.stopAndDelete(children, dir);
         }
     }
 

@@ -18,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -65,15 +64,7 @@ public final class NotificationBenchmark {
         List<ExecutorService> threads = new ArrayList<>();
         List<CmiContext> contexts = new ArrayList<>();
         try {
-            Path key = dir.resolve("cluster.key");
-            Files.write(key, java.security.SecureRandom.getInstanceStrong().generateSeed(32));
-            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-            for (int n = 1; n <= 2; n++) {
-                children.add(ChildProcesses.start(l -> l.startsWith("cmid:"), List.of(), "io.softcmi.node.Cmid", "--dir",
-                    dir.resolve("n" + n).toString(),
-                    "--listen", "127.0.0.1:0", "--cluster-key", key.toString(), "--name", "nbench" + n,
-                    "--shm-dir", "/dev/shm/softcmi-nbench-" + ProcessHandle.current().pid() + "-" + n));
-            }
+            ClusterBench.startTwoDaemons(dir, children, "nbench");
             long[] raw = rawPingPong(ops, children);
             long[] local = roundTrips(ops, dir.resolve("n1"), dir.resolve("n1"), threads, contexts, false);
             long[] remote = roundTrips(ops, dir.resolve("n1"), dir.resolve("n2"), threads, contexts, false);
@@ -95,15 +86,7 @@ public final class NotificationBenchmark {
                 threads.get(i).submit(c::fini).get(10, TimeUnit.SECONDS);
             }
             threads.forEach(ExecutorService::shutdownNow);
-            for (Process c : children) {
-                c.destroy();
-                if (!c.waitFor(10, TimeUnit.SECONDS)) {
-                    c.destroyForcibly();
-                }
-            }
-            try (var files = Files.walk(dir)) {
-                files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
-            }
+            ClusterBench.stopAndDelete(children, dir);
         }
     }
 
