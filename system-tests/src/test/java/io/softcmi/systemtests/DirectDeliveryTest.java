@@ -390,7 +390,7 @@ class DirectDeliveryTest {
         sender.run(c -> c.ctlReconfTimeout(Duration.ofSeconds(1)));
         DirectRoute r = sender.call(c -> Notifications.routeTo(c, w.address()));
         sender.run(c -> r.put(0, longs(1)).await());
-        FailureEventsSystemTest.signal("STOP", w.worker().pid());
+        FailureScenarios.signal("STOP", w.worker().pid());
         try {
             awaitStopped(w.worker().pid()); // kill returns before every thread has stopped
             long start = System.nanoTime();
@@ -400,7 +400,7 @@ class DirectDeliveryTest {
             assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(900) && waited < TimeUnit.SECONDS.toNanos(8),
                 "failed after the 1 s remote timeout, not before and not never: " + waited / 1_000_000 + " ms");
         } finally {
-            FailureEventsSystemTest.signal("CONT", w.worker().pid());
+            FailureScenarios.signal("CONT", w.worker().pid());
         }
         // The failed connection is closed; the same route connects again and is served.
         sender.run(c -> r.put(16, longs(3)).await());

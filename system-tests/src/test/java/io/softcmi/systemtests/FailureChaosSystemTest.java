@@ -54,7 +54,7 @@ class FailureChaosSystemTest {
                 proxies.add(p);
                 NodeProcess n = cluster.startWithOptions(name, "--advertise", "127.0.0.1:" + p.port(), "--suspect-after", "500",
                     "--dead-after", "60000");
-                p.target(FailureEventsSystemTest.listenPort(n));
+                p.target(FailureScenarios.listenPort(n));
                 nodes.add(n);
             }
             List<ContextThread> creators = new ArrayList<>();

@@ -124,7 +124,7 @@ class TlsSystemTest {
         Path pw = passwordFile(dir);
         try (FaultProxy tap = new FaultProxy()) {
             NodeProcess a = cluster.startWithOptions("A", tls(ks, pw, "--advertise", "127.0.0.1:" + tap.port()));
-            tap.target(FailureEventsSystemTest.listenPort(a));
+            tap.target(FailureScenarios.listenPort(a));
             NodeProcess b = cluster.startWithOptions("B", tls(ks, pw));
             ContextThread creator = cluster.context(a);
             ContextThread importer = cluster.context(b);
