@@ -97,6 +97,8 @@ final class DataConnection implements RecentConnections.Member {
     private boolean streaming;
     /** The request being served, in the traffic tables. */
     private final RequestTraffic traffic;
+    /** {@link EndedWriters#changes} when this connection last looked whether its context ended (-1: never). */
+    private int endsSeen = -1;
     /** The {@link RecentConnections} window in which this connection was last counted. */
     private long trafficWindow = -1;
 
@@ -188,11 +190,20 @@ final class DataConnection implements RecentConnections.Member {
     }
 
     /**
-     * Does all the work the socket allows now.
+     * Does all the work the socket allows now. First, if an end was recorded since it last
+     * looked ({@link EndedWriters}), whether its own context ended: then it serves nothing more.
      *
      * @return false when the connection is to be closed
      */
     boolean service() throws IOException {
+        EndedWriters ended = access.endedWriters();
+        int ends = ended.changes();
+        if (ends != endsSeen) {
+            endsSeen = ends;
+            if (ended.ended(writer)) {
+                return false; // its context ended, or its node was declared dead: nothing more of it is served
+            }
+        }
         try {
             boolean readThisPass = readAhead;
             readAhead = false;

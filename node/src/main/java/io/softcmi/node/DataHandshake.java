@@ -88,7 +88,9 @@ final class DataHandshake {
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
             }
-            if (state.endedContexts.containsKey(WritesInFlight.Writer.of(clientNode, java.nio.ByteBuffer.wrap(ticket).getLong(16)))) {
+            WritesInFlight.Writer writer = WritesInFlight.Writer.of(clientNode, java.nio.ByteBuffer.wrap(ticket).getLong(16));
+            state.endedWriters.helloFrom(writer);
+            if (state.endedWriters.ended(writer)) {
                 LOG.log(Level.WARNING, "refused a data connection from {0}: its context has ended",
                     socket.socket().getRemoteSocketAddress());
                 stats.refusedHellos.increment();

@@ -190,6 +190,9 @@ final class FailureEvents {
                 contexts.add(i.importerContext());
             }
         }
+        // Its contexts are ended before their stores are taken (as for one context): a store of
+        // theirs that would start after the take is refused, and their open connections close.
+        state.endedWriters.nodeDeclaredDead(hex);
         putInFlux(state.coherence.dropHolders(peer.nodeId(), -1), state.writes.takeForNode(hex));
         for (long ctx : contexts) {
             remoteContextDown(peer, ctx, i -> sameNode(i.importer(), peer) && i.importerContext() == ctx);
@@ -225,8 +228,7 @@ final class FailureEvents {
         // Its ticket dies with it: no data connection may speak for it any more.
         if (heldTicket) {
             long now = System.currentTimeMillis();
-            state.endedContexts.values().removeIf(expiry -> expiry < now);
-            state.endedContexts.put(writer, now + state.config.ticketLifetimeMs());
+            state.endedWriters.contextEnded(writer, now, now + state.config.ticketLifetimeMs());
         }
         Map<Long, List<long[]>> dirty = state.coherence.dropHolders(node.nodeId(), contextId);
         if (died) {

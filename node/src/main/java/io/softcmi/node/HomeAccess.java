@@ -114,6 +114,11 @@ final class HomeAccess {
         return state.writes;
     }
 
+    /** @return the contexts whose connections the node refuses */
+    EndedWriters endedWriters() {
+        return state.endedWriters;
+    }
+
     /** @return the node's coherence directory */
     CoherenceDirectory coherence() {
         return state.coherence;

@@ -35,14 +35,10 @@ final class NodeState {
     final CacheReports cacheReports = new CacheReports();
     /** Who caches which lines of this node's segments (coherent caches; read without the lock). */
     final CoherenceDirectory coherence = new CoherenceDirectory();
-    /**
-     * Contexts of other nodes known to have ended, with the time their tickets expire at the
-     * latest: their tickets are refused from now on (read by the handshake without the lock).
-     */
-    final java.util.concurrent.ConcurrentHashMap<WritesInFlight.Writer, Long> endedContexts =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    /** Contexts of other nodes known to have ended, and those of nodes declared dead: refused from now on (read without the lock). */
+    final EndedWriters endedWriters = new EndedWriters();
     /** Remote stores started and not finished, by writing context (read without the lock). */
-    final WritesInFlight writes = new WritesInFlight(endedContexts::containsKey);
+    final WritesInFlight writes = new WritesInFlight(endedWriters::ended);
     /** Ranges in flux, by segment id (cmi(7) "Consistent data"). */
     final Map<Long, FluxRanges> flux = new LinkedHashMap<>();
     /** Creators of segments, for notifications (read without the lock). */
