@@ -6,7 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The remote contexts whose data connections this home refuses from now on (docs/failures.md,
  * "Torn stores"): contexts known to have ended, until their tickets expire, and every context
  * of a node declared dead that had said HELLO here before the declaration (its processes may
- * still run, for example while only their daemon is stopped). A context that ended may not open
+ * still run, for example while only their daemon is stopped), until that node imports from
+ * this home again ({@link #nodeImportsAgain}). A context that ended may not open
  * a new data connection, start a store, or keep an open connection: {@link DataConnection}
  * looks again whenever {@link #changes} moved, and closes itself. Read without the engine's
  * lock (the handshake, the I/O loops); written by the engine.
@@ -43,6 +44,17 @@ final class EndedWriters {
         Long seen = sessionsSeen.get(nodeHex);
         if (seen != null) {
             deadNodes.merge(nodeHex, seen, Math::max);
+            changes++;
+        }
+    }
+
+    /**
+     * A node declared dead imports from this home again (its daemon runs, and a process of it,
+     * maybe one that was running before, imports afresh, docs/failures.md "Dead is final"): its
+     * contexts are served again. Until then, those that said HELLO before the declaration are not.
+     */
+    synchronized void nodeImportsAgain(String nodeHex) {
+        if (deadNodes.remove(nodeHex) != null) {
             changes++;
         }
     }

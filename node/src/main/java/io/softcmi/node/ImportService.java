@@ -113,6 +113,10 @@ final class ImportService {
         state.homeImports.add(new NodeState.HomeImport(seg.id, r.importer(), r.proxyId(), r.writeThrough(),
             r.importerContext()));
         state.notifications.learnNode(r.importer());
+        NodeAddressImpl importer = FailureEvents.address(r.importer());
+        if (importer != null) {
+            state.endedWriters.nodeImportsAgain(FailureEvents.hex(importer)); // its daemon is back: dead is final for old proxies only
+        }
         return seg.describe();
     }
 

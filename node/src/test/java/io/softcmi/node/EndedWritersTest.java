@@ -48,4 +48,18 @@ class EndedWritersTest {
         assertFalse(ended.ended(WritesInFlight.Writer.of(NODE, 1)));
         assertTrue(before == ended.changes());
     }
+
+    @Test
+    void shouldServeADeadNodesContextsAgainOnceItImportsAgain() {
+        EndedWriters ended = new EndedWriters();
+        WritesInFlight.Writer w = WritesInFlight.Writer.of(NODE, 100);
+        ended.helloFrom(w);
+        String hex = java.util.HexFormat.of().formatHex(NODE);
+        ended.nodeDeclaredDead(hex);
+        assertTrue(ended.ended(w));
+        int before = ended.changes();
+        ended.nodeImportsAgain(hex);
+        assertFalse(ended.ended(w), "the node's daemon imports again: its contexts are served");
+        assertNotEquals(before, ended.changes(), "connections look again");
+    }
 }

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * contexts any more: the open connection is closed at its next request and a store on it fails
  * with {@code TRANSIENT}, so nothing lands in memory that the creator has been told belonged to
  * a dead context. Before 2026-11-29 the home went on serving such a connection: the store below
- * landed.
+ * landed. Once the node's daemon runs again, a fresh import of the same context is served.
  */
 @Timeout(120)
 class DeadNodeWritesSystemTest {
@@ -53,10 +53,15 @@ class DeadNodeWritesSystemTest {
         } finally {
             signal("CONT", b.pid());
         }
+        CmiMapping m = creator.call(c -> c.segAt(s.segment(), Set.of()));
         creator.run(c -> {
-            CmiMapping m = c.segAt(s.segment(), Set.of());
             assertEquals(21L, m.getLong(0), "the store acknowledged before the death is at the home");
             assertEquals(0L, m.getLong(8), "no store of a context the home declared dead lands after it");
         });
+        // Its daemon runs again: a fresh import, from the same context, is served (dead is final
+        // for what was imported before the declaration, not for the node).
+        Imported again = importAndAttach(onB, s.handle(), s.token());
+        onB.run(x -> again.mapping().putLong(16, 77));
+        assertEquals(77L, (long) creator.call(c -> m.getLong(16)));
     }
 }
