@@ -15,6 +15,16 @@ import java.util.concurrent.locks.LockSupport;
  * it. Whoever completes it wakes them all ({@link #wake}).
  */
 final class RemoteCall {
+    private static final VarHandle JOINERS;
+
+    static {
+        try {
+            JOINERS = MethodHandles.lookup().findVarHandle(RemoteCall.class, "joiners", Thread[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final Thread waiter = Thread.currentThread();
     long id;
     /** Where a read's payload goes, or null for a typed load (then {@link #width} bytes into value). */
@@ -54,7 +64,7 @@ final class RemoteCall {
         }
         while (true) {
             Thread[] old = joiners;
-            if (joinedBy(me)) {
+            if (old != null && Arrays.asList(old).contains(me)) {
                 return;
             }
             Thread[] grown = old == null ? new Thread[] {me} : Arrays.copyOf(old, old.length + 1);
@@ -94,19 +104,9 @@ final class RemoteCall {
         }
     }
 
-    /** @return whether {@code t} joined this call (tests) */
+    /** @return whether {@code t} joined this call */
     boolean joinedBy(Thread t) {
         Thread[] j = joiners;
         return j != null && Arrays.asList(j).contains(t);
-    }
-
-    private static final VarHandle JOINERS;
-
-    static {
-        try {
-            JOINERS = MethodHandles.lookup().findVarHandle(RemoteCall.class, "joiners", Thread[].class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
     }
 }
