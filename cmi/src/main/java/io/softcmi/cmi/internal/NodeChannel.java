@@ -139,9 +139,24 @@ public final class NodeChannel implements AutoCloseable {
      * @return the reply
      */
     public <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType) {
+        return call(request, replyType, TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS));
+    }
+
+    /**
+     * {@link #call(ControlMessage, Class)} that waits for the reply at most {@code timeoutNanos}
+     * instead of {@link #REPLY_TIMEOUT_SECONDS}: for a call made on behalf of a caller with a
+     * deadline of its own (a data connection's ticket).
+     *
+     * @param request the request
+     * @param replyType the reply class expected
+     * @param timeoutNanos how long to wait for the reply
+     * @param <T> the reply type
+     * @return the reply
+     */
+    public <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType, long timeoutNanos) {
         JfrEvents.ControlCall jfr = new JfrEvents.ControlCall();
         jfr.begin();
-        ControlMessage reply = send(request);
+        ControlMessage reply = send(request, timeoutNanos);
         if (jfr.shouldCommit()) {
             jfr.request = String.valueOf(request.type());
             jfr.reply = reply instanceof ControlMessage.ErrorReply e ? "error " + e.code() + ": " + e.message()
@@ -203,7 +218,8 @@ public final class NodeChannel implements AutoCloseable {
         }
     }
 
-    private ControlMessage send(ControlMessage request) {
+    private ControlMessage send(ControlMessage request, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
         if (closedReason != null) {
             throw Errors.fail(CmiError.INIT, "connection to the node is closed: " + closedReason);
         }
@@ -220,11 +236,11 @@ public final class NodeChannel implements AutoCloseable {
             }
             boolean missed = false;
             if (Thread.currentThread() == reader) {
-                readOwnReply(reply); // called by the listener: nobody else would read it
+                readOwnReply(reply, deadline); // called by the listener: nobody else would read it
             } else {
                 missed = pollForReply(reply);
             }
-            ControlMessage answer = awaitReply(reply);
+            ControlMessage answer = awaitReply(reply, deadline);
             counts.count(reply.nodeFlags, reply.caught, missed);
             return answer;
         } catch (IOException e) {
@@ -233,7 +249,8 @@ public final class NodeChannel implements AutoCloseable {
         } catch (ExecutionException e) {
             throw Errors.fail(CmiError.INIT, "connection to the node closed: " + e.getCause().getMessage());
         } catch (TimeoutException e) {
-            throw Errors.fail(CmiError.INIT, "node did not answer " + request.type() + " in " + REPLY_TIMEOUT_SECONDS + " s");
+            throw Errors.fail(CmiError.INIT, "node did not answer " + request.type() + " in "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw Errors.fail(CmiError.INIT, "interrupted waiting for the node");
@@ -246,9 +263,8 @@ public final class NodeChannel implements AutoCloseable {
      * Waits for a reply; while the reader thread is busy running the listener, reads for itself
      * now and then instead of waiting for it.
      */
-    private ControlMessage awaitReply(CompletableFuture<ControlMessage> reply)
+    private ControlMessage awaitReply(CompletableFuture<ControlMessage> reply, long deadline)
             throws IOException, InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -274,8 +290,7 @@ public final class NodeChannel implements AutoCloseable {
     }
 
     /** The listener (on the reader thread) made a call: read until its reply, queueing notices. */
-    private void readOwnReply(CompletableFuture<ControlMessage> reply) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPLY_TIMEOUT_SECONDS);
+    private void readOwnReply(CompletableFuture<ControlMessage> reply, long deadline) throws IOException {
         readLock.lock();
         try {
             while (!reply.isDone() && System.nanoTime() - deadline < 0) {

@@ -57,7 +57,7 @@ final class RemoteConnections {
     /** @return whether this context speaks plain TCP to other nodes (no TLS), asking its node the first time */
     boolean plainTcp() {
         if (ticket == null) {
-            freshTicket(null);
+            freshTicket(null, timeoutNanos.getAsLong());
         }
         return tls == null;
     }
@@ -122,13 +122,13 @@ final class RemoteConnections {
         try {
             byte[] t = ticket;
             if (t == null) {
-                t = freshTicket(null);
+                t = freshTicket(null, timeout);
             }
             try {
                 return RemoteConnection.open(home, t, tls, timeout);
             } catch (RemoteConnection.TicketRefusedException refused) {
                 tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "home node " + home + " refused the node ticket; fetching a new one");
-                return RemoteConnection.open(home, freshTicket(t), tls, timeout);
+                return RemoteConnection.open(home, freshTicket(t, timeout), tls, timeout);
             }
         } catch (IOException | RuntimeException e) {
             tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
@@ -136,8 +136,12 @@ final class RemoteConnections {
         }
     }
 
-    /** Fetches a ticket from the own daemon, unless another thread already replaced {@code stale}. */
-    private byte[] freshTicket(byte[] stale) {
+    /**
+     * Fetches a ticket from the own daemon, unless another thread already replaced {@code stale};
+     * each call to the daemon waits at most {@code timeoutNanos} (a stopped daemon fails the
+     * access with TRANSIENT in the remote timeout, not in the control path's 60 s).
+     */
+    private byte[] freshTicket(byte[] stale, long timeoutNanos) {
         ticketLock.lock();
         try {
             byte[] t = ticket;
@@ -146,7 +150,8 @@ final class RemoteConnections {
             }
             if (ticket == null) {
                 // Speak TLS to homes exactly when the own daemon does (its trusted certificates).
-                byte[] trust = channel.call(new ControlMessage.TlsTrustRequest(), ControlMessage.BytesValue.class).value();
+                byte[] trust = channel.call(new ControlMessage.TlsTrustRequest(), ControlMessage.BytesValue.class, timeoutNanos)
+                    .value();
                 if (trust.length > 0) {
                     try {
                         tls = io.softcmi.wire.ClusterTls.forClient(trust);
@@ -155,7 +160,7 @@ final class RemoteConnections {
                     }
                 }
             }
-            t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class).value();
+            t = channel.call(new ControlMessage.TicketRequest(), ControlMessage.BytesValue.class, timeoutNanos).value();
             ticket = t;
             return t;
         } finally {
