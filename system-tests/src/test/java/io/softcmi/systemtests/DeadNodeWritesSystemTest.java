@@ -8,6 +8,7 @@ import static io.softcmi.systemtests.FailureScenarios.importAndAttach;
 import static io.softcmi.systemtests.FailureScenarios.signal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.softcmi.cmi.CmiAccessError;
 import io.softcmi.cmi.CmiAccessException;
@@ -50,6 +51,12 @@ class DeadNodeWritesSystemTest {
             CmiAccessException refused = assertThrows(CmiAccessException.class,
                 () -> onB.run(x -> ib.mapping().putLong(8, 99)));
             assertEquals(CmiAccessError.TRANSIENT, refused.accessError(), "the home closed the dead node's connection");
+            long start = System.nanoTime();
+            CmiAccessException again = assertThrows(CmiAccessException.class,
+                () -> onB.run(x -> ib.mapping().putLong(8, 98))); // a new connection: its HELLO refused, no new ticket
+            assertEquals(CmiAccessError.TRANSIENT, again.accessError());
+            assertTrue(System.nanoTime() - start < 30_000_000_000L,
+                "refused within the remote timeout, not the control path's 60 s wait for the stopped daemon's ticket");
         } finally {
             signal("CONT", b.pid());
         }
