@@ -1,0 +1,196 @@
+package io.softcmi.benchmarks.experiments;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * What a cached hit's checks cost, outside softcmi (docs/benchmarks.md, "Cached re-read: what a
+ * hit's checks cost"): loops over 1 MiB of {@code getLong}-shaped methods, each with its slow
+ * path behind a {@code MethodHandle} call as in {@code RemoteMapping}, against the raw loop over a
+ * native segment, best of 3,000 passes each in one JVM:
+ * <ul>
+ *   <li>{@code hinted}: softcmi's layout, a per-thread hint (owner, an epoch with a {@code volatile}
+ *       flag, the line's {@code byte[]}, its base);</li>
+ *   <li>{@code imaged volatile}: one contiguous image and a present byte per line, fields of the
+ *       mapping, behind a {@code volatile} flag;</li>
+ *   <li>{@code imaged plain}: the same behind a plain flag;</li>
+ *   <li>{@code imaged constant}: the {@code volatile} flag, image and present array {@code static final}.</li>
+ * </ul>
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar io.softcmi.benchmarks.experiments.HitShapes
+ * </pre>
+ */
+public final class HitShapes {
+    private static final int MIB = 1 << 20;
+    private static final int LINE_SHIFT = 10;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final MemorySegment CONSTANT_IMAGE = Arena.global().allocate(MIB, 64);
+    private static final byte[] CONSTANT_PRESENT = new byte[MIB >>> LINE_SHIFT];
+
+    private HitShapes() {
+    }
+
+    /** An epoch as the hint layout has it. */
+    static final class Epoch {
+        volatile boolean current = true;
+    }
+
+    /** One thread's hint: the line it read last. */
+    static final class Hint {
+        final Thread owner;
+        Epoch epoch = new Epoch();
+        byte[] data = new byte[0];
+        long base;
+
+        Hint(Thread owner) {
+            this.owner = owner;
+        }
+    }
+
+    /** A mapping of 1 MiB, fully cached, in both layouts. */
+    static final class Mapping {
+        private final MethodHandle slow;
+        private final Epoch epoch = new Epoch();
+        private final byte[][] lines = new byte[MIB >>> LINE_SHIFT][1 << LINE_SHIFT];
+        private final MemorySegment image = Arena.global().allocate(MIB, 64);
+        private final byte[] present = new byte[MIB >>> LINE_SHIFT];
+        private volatile int volatileFlag = 1;
+        private int plainFlag = 1;
+        private Hint hint = new Hint(null);
+
+        Mapping() throws ReflectiveOperationException {
+            slow = MethodHandles.lookup().findVirtual(Mapping.class, "slow", MethodType.methodType(long.class, long.class));
+            Arrays.fill(present, (byte) 1);
+            Arrays.fill(CONSTANT_PRESENT, (byte) 1);
+        }
+
+        private long slow(long off) {
+            Hint h = hint.owner == Thread.currentThread() ? hint : new Hint(Thread.currentThread());
+            h.epoch = epoch;
+            h.data = lines[(int) (off >>> LINE_SHIFT)];
+            h.base = off & -(1L << LINE_SHIFT);
+            hint = h;
+            return (long) LONGS.get(h.data, (int) (off - h.base));
+        }
+
+        private long slowPath(long off) {
+            try {
+                return (long) slow.invokeExact(this, off);
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
+
+        long hinted(long off) {
+            Hint h = hint;
+            if (h.owner == Thread.currentThread() && h.epoch.current
+                    && Long.compareUnsigned(off - h.base, h.data.length - 8) <= 0) {
+                return (long) LONGS.get(h.data, (int) (off - h.base));
+            }
+            return slowPath(off);
+        }
+
+        long imagedVolatile(long off) {
+            if (volatileFlag != 0 && present[(int) (off >>> LINE_SHIFT)] != 0) {
+                return image.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            }
+            return slowPath(off);
+        }
+
+        long imagedPlain(long off) {
+            if (plainFlag != 0 && present[(int) (off >>> LINE_SHIFT)] != 0) {
+                return image.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            }
+            return slowPath(off);
+        }
+
+        long imagedConstant(long off) {
+            if (volatileFlag != 0 && CONSTANT_PRESENT[(int) (off >>> LINE_SHIFT)] != 0) {
+                return CONSTANT_IMAGE.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            }
+            return slowPath(off);
+        }
+    }
+
+    /** One loop body. */
+    private interface Loop {
+        long pass();
+    }
+
+    private static long sumHinted(Mapping m) {
+        long s = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            s += m.hinted(off);
+        }
+        return s;
+    }
+
+    private static long sumVolatile(Mapping m) {
+        long s = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            s += m.imagedVolatile(off);
+        }
+        return s;
+    }
+
+    private static long sumPlain(Mapping m) {
+        long s = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            s += m.imagedPlain(off);
+        }
+        return s;
+    }
+
+    private static long sumConstant(Mapping m) {
+        long s = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            s += m.imagedConstant(off);
+        }
+        return s;
+    }
+
+    private static long sumRaw(MemorySegment image) {
+        long s = 0;
+        for (long off = 0; off < MIB; off += 8) {
+            s += image.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+        }
+        return s;
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args none
+     * @throws ReflectiveOperationException never
+     */
+    public static void main(String[] args) throws ReflectiveOperationException {
+        Mapping m = new Mapping();
+        MemorySegment raw = Arena.global().allocate(MIB, 64);
+        Loop[] loops = {() -> sumHinted(m), () -> sumVolatile(m), () -> sumPlain(m), () -> sumConstant(m), () -> sumRaw(raw)};
+        String[] names = {"hinted (softcmi's layout)", "imaged, volatile flag", "imaged, plain flag", "imaged, constants", "raw"};
+        double[] best = new double[loops.length];
+        Arrays.fill(best, Double.MAX_VALUE);
+        long sink = 0;
+        for (int pass = 0; pass < 3000; pass++) {
+            for (int i = 0; i < loops.length; i++) {
+                long t = System.nanoTime();
+                sink += loops[i].pass();
+                best[i] = Math.min(best[i], (System.nanoTime() - t) / (MIB / 8.0));
+            }
+        }
+        for (int i = 0; i < loops.length; i++) {
+            System.out.printf(Locale.ROOT, "%-28s %.3f ns per getLong, %.2fx raw%n", names[i], best[i],
+                best[i] / best[loops.length - 1]);
+        }
+        System.out.println(sink == 42 ? "" : "(checksum " + (sink & 0xff) + ")");
+    }
+}
