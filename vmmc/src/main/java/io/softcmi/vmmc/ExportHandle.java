@@ -38,7 +38,10 @@ public final class ExportHandle {
     long redirOffset;
     long redirWords;
     boolean redirPosted;
+    /** A message has been redirected into the posted window (it alone may continue to fill it). */
     boolean redirDone;
+    /** Counts PostRedir calls: which posting a message in the middle of its copy is filling. */
+    long redirPosts;
     long redirFirst = -1;
     long redirCount;
     /** Last word index written by a message ({@code vmmc_DataEnd}), or NO_SUCH_ERROR's code. */

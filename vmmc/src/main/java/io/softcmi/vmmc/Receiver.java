@@ -77,25 +77,30 @@ final class Receiver {
         CmiMapping m = e.mapping;
         MemorySegment lastTarget = e.buf;
         long lastTargetWord = start + count - 1;
-        boolean redirectedThisMessage = false;
+        long lastTargetOffset = lastTargetWord * 4;
+        // The PostRedir this message redirects into (ExportHandle#redirPosts), 0 before its first
+        // redirected word: later chunks continue only that posting, never one posted after it.
+        long posting = 0;
         // A direct buffer is the segment: the home put the words there, nothing to copy.
         for (long s = start; !e.direct && s < start + count; s += CHUNK_WORDS) {
             long end = Math.min(start + count, s + CHUNK_WORDS);
             synchronized (e) {
-                if (e.redirPosted && !e.redirDone) {
+                if (e.redirPosted && (posting == 0 ? !e.redirDone : e.redirPosts == posting)) {
                     long lo = Math.max(s, e.redirOffset);
                     long hi = Math.min(end, e.redirOffset + e.redirWords);
-                    if (lo < hi && (!redirectedThisMessage ? e.redirCount == 0 : e.redirFirst + e.redirCount == lo - e.redirOffset)) {
+                    if (lo < hi && (posting == 0 ? e.redirCount == 0 : e.redirFirst + e.redirCount == lo - e.redirOffset)) {
                         copy(m, s, lo, e.buf, s);
                         copy(m, lo, hi, e.redirBuf, lo - e.redirOffset);
                         copy(m, hi, end, e.buf, hi);
-                        if (!redirectedThisMessage) {
+                        if (posting == 0) {
                             e.redirFirst = lo - e.redirOffset;
+                            e.redirDone = true; // at most one redirection per PostRedir: this message's
+                            posting = e.redirPosts;
                         }
                         e.redirCount += hi - lo;
-                        redirectedThisMessage = true;
                         if (lastTargetWord >= lo && lastTargetWord < hi) {
                             lastTarget = e.redirBuf;
+                            lastTargetOffset = (lastTargetWord - e.redirOffset) * 4;
                         }
                         continue;
                     }
@@ -103,20 +108,14 @@ final class Receiver {
             }
             copy(m, s, end, e.buf, s);
         }
-        if (redirectedThisMessage) {
-            synchronized (e) {
-                e.redirDone = true; // at most one redirection per PostRedir
-            }
-        }
         VarHandle.releaseFence();
         if (e.flags.contains(BufFlag.REDIRECTABLE)) {
             e.dataEnd = lastTargetWord;
         }
         if (notify && e.proc != null) {
-            long targetOffset = lastTarget == e.buf ? lastTargetWord * 4 : (lastTargetWord - e.redirOffset) * 4;
             gate.lock();
             try {
-                pending.add(new Pending(e, lastTarget, targetOffset, lastTarget.address() + targetOffset));
+                pending.add(new Pending(e, lastTarget, lastTargetOffset, lastTarget.address() + lastTargetOffset));
             } finally {
                 gate.unlock();
             }

@@ -33,6 +33,7 @@ final class Redirections {
             h.redirOffset = redirOffsetWords;
             h.redirWords = numWords;
             h.redirPosted = true;
+            h.redirPosts++;
             h.redirDone = false;
             h.redirFirst = -1;
             h.redirCount = 0;
