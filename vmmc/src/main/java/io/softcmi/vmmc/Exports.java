@@ -28,6 +28,9 @@ final class Exports {
     private static final int WORD = Vmmc.WORD;
     private static final int PAGE = Vmmc.PAGE;
 
+    /** How long UnexportRecvBuf waits for the messages the home accepted before it to be delivered. */
+    private static final long FLUSH_TIMEOUT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
     private final Vmmc v;
     private final Map<Integer, ExportHandle> byId = new ConcurrentHashMap<>();
 
@@ -141,15 +144,30 @@ final class Exports {
         if (v.receiver.hasPendingFor(h)) {
             throw new VmmcException(VmmcResult.BLOCKED_NOTIFICATIONS, "rbufid " + h.rbufid);
         }
-        h.live = false;
+        v.directory.withdraw(v.myHostName(), v.session.pid(), h.rbufid);
         if (h.inlet != null) {
             h.inlet.close(); // later messages through it are refused (TOKEN), as the deleted token refuses them at the home
         }
-        byId.remove(h.rbufid);
-        v.receiver.bySegment.remove(h.segment.id());
-        v.directory.withdraw(v.myHostName(), v.session.pid(), h.rbufid);
         try {
             v.ctx.tokDel(h.token);
+        } catch (CmiException e) {
+            v.debug("unexport token: " + e.getMessage());
+        }
+        // Only now is the buffer dropped from delivery, once the messages the home accepted before
+        // the token went (their notices queued before tokDel's reply) are in it; later ones it refuses.
+        boolean flushed;
+        try {
+            flushed = v.receiver.flush(v::wake, FLUSH_TIMEOUT_NANOS);
+        } catch (RuntimeException noWake) { // the context's connection is gone: nothing more arrives anyway
+            flushed = false;
+        }
+        if (!flushed) {
+            v.debug("unexport of rbufid " + h.rbufid + ": messages accepted before it may not all have been delivered");
+        }
+        h.live = false;
+        byId.remove(h.rbufid);
+        v.receiver.bySegment.remove(h.segment.id());
+        try {
             v.ctx.rsegDel(h.remote);
             if (!h.direct) { // a direct buffer's segment is the caller's memory: it stays until close
                 v.ctx.segDt(h.mapping);

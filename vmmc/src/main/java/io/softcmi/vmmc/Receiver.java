@@ -8,7 +8,10 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 
 /**
  * The receiving side: the process's exports by CMI segment id, and the delivery of messages.
@@ -39,6 +42,10 @@ final class Receiver {
     private final long wakeSegment;
     /** Notifications this process handled (the control reader's thread writes it): for tests. */
     volatile long notices;
+    /** The last ticket of {@link #flush}: the value of its wake notice. */
+    private final AtomicLong flushTickets = new AtomicLong();
+    /** The highest ticket whose wake notice was handled (the thread that runs handlers writes it). */
+    private volatile long flushed;
 
     Receiver(long wakeSegment) {
         this.wakeSegment = wakeSegment;
@@ -58,8 +65,40 @@ final class Receiver {
             if (e != null && e.live) {
                 deliver(e, n.value());
             }
+        } else if (n.value() > flushed) {
+            flushed = n.value();
         }
         drain();
+    }
+
+    /**
+     * Waits until every notice the node queued for this process before the call has been
+     * handled (its message copied): sends a wake notice with a new ticket through the node,
+     * which queues it behind them (the node writes a process's notices in order, and they are
+     * handled in that order), and waits for it. A reply to an earlier call is no such proof: the
+     * calling thread may read its reply itself and leave the notices before it to the handler
+     * thread. Does not wait on the thread that runs handlers (it would wait for itself).
+     *
+     * @param wake sends the wake notice with the given value
+     * @param timeoutNanos how long to wait at most
+     * @return whether they were handled (false: timed out, or called by a handler)
+     */
+    boolean flush(LongConsumer wake, long timeoutNanos) {
+        if (onHandlerThread()) {
+            return false;
+        }
+        long ticket = flushTickets.incrementAndGet();
+        wake.accept(ticket);
+        long deadline = System.nanoTime() + timeoutNanos;
+        long pause = 1_000;
+        while (flushed < ticket) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 1_000_000);
+        }
+        return true;
     }
 
     /** Encodes a message for the notification value: start word, word count and the notify bit. */

@@ -217,7 +217,8 @@ public final class Vmmc implements AutoCloseable {
     /**
      * Implements {@code vmmc_UnexportRecvBuf}: withdraws the buffer from the directory (later
      * imports fail with BAD_RBUF_STATE), deletes its token (importers' further sends fail with
-     * BAD_IBUF_STATE) and removes its segment; nothing arriving afterwards reaches the buffer.
+     * BAD_IBUF_STATE), waits until the messages accepted before that are in the buffer (unless
+     * called from a handler), and removes its segment; nothing arriving afterwards reaches the buffer.
      *
      * @param h the handle
      * @throws VmmcException BAD_ARG for a handle of another process; BAD_RBUF_STATE if already
@@ -407,7 +408,12 @@ public final class Vmmc implements AutoCloseable {
      * @throws VmmcException NOT_IN_HANDLER when called in a handler at the handler's own level
      */
     public int unblockNotifications() {
-        return receiver.unblock(() -> Notifications.notify(wakeMapping, 0, 0));
+        return receiver.unblock(() -> wake(0));
+    }
+
+    /** Sends this process a notice on its private wake segment, through its node. @param value the notice's value */
+    void wake(long value) {
+        Notifications.notify(wakeMapping, 0, value);
     }
 
     // ---- redirection ----
