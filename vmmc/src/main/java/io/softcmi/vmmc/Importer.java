@@ -114,15 +114,17 @@ final class Importer {
         if (h == null || h.owner != v) {
             throw new VmmcException(VmmcResult.BAD_ARG, "not an import handle of this process");
         }
-        if (!h.live) {
-            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "already unimported");
+        synchronized (h) { // the main thread and a handler may both unimport it: one wins
+            if (!h.live) {
+                throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "already unimported");
+            }
+            h.live = false; // later transfers through it fail (BAD_IBUF_STATE); those already checked are awaited below
         }
         v.async.drain();
         VmmcException earlier = v.window.drain();
         if (earlier != null) {
             v.debug("unimport: " + earlier.getMessage());
         }
-        h.live = false;
         v.destSpace.remove(h);
         try {
             if (h.route != null) {
