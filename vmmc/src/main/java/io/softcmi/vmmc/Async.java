@@ -3,6 +3,7 @@ package io.softcmi.vmmc;
 import java.lang.foreign.Arena;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,19 +39,27 @@ final class Async {
     AsyncHandle submit(Runnable work) {
         AsyncHandle h = new AsyncHandle(vmmc);
         outstanding.incrementAndGet();
-        transfers.execute(() -> {
-            try {
-                work.run();
-                h.status = VmmcResult.SUCCESS.code();
-            } catch (VmmcException e) {
-                h.status = e.result().code();
-            } catch (RuntimeException e) {
-                h.status = VmmcResult.BAD_IBUF_STATE.code();
-            } finally {
-                outstanding.decrementAndGet();
-            }
-        });
+        try {
+            transfers.execute(() -> run(h, work));
+        } catch (RejectedExecutionException closed) {
+            outstanding.decrementAndGet(); // else every later drain() would wait for it forever
+            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "the endpoint is closed");
+        }
         return h;
+    }
+
+    /** Runs one queued transfer on the transfer thread and completes its handle. */
+    private void run(AsyncHandle h, Runnable work) {
+        try {
+            work.run();
+            h.status = VmmcResult.SUCCESS.code();
+        } catch (VmmcException e) {
+            h.status = e.result().code();
+        } catch (RuntimeException e) {
+            h.status = VmmcResult.BAD_IBUF_STATE.code();
+        } finally {
+            outstanding.decrementAndGet();
+        }
     }
 
     /** Waits until every queued transfer is done (bounded by the transfers themselves). */

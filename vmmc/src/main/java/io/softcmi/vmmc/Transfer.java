@@ -38,6 +38,9 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
         if (!imp.live) {
             throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "unimported");
         }
+        if (v.closed) { // a handler still running while its endpoint closes
+            throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "the endpoint is closed");
+        }
         if (send && imp.flags.contains(BufFlag.READ_ONLY)) {
             throw new VmmcException(VmmcResult.BAD_IBUF_STATE, "buffer is READ_ONLY");
         }

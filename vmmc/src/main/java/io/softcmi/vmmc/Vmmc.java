@@ -47,7 +47,8 @@ public final class Vmmc implements AutoCloseable {
     /** Processes started by {@link #spawn}; {@link #close} waits for them (60 s), then ends those left. */
     final List<Spawner.Child> children = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile int debugLevel;
-    private volatile boolean closed;
+    /** Set when {@link #close} starts: transfers fail from then on ({@link Transfer#check}). */
+    volatile boolean closed;
 
     private Vmmc(VmmcSession session) {
         this.session = session;
@@ -510,7 +511,11 @@ public final class Vmmc implements AutoCloseable {
         return session.share();
     }
 
-    /** Ends VMMC in this process: unexports every buffer, stops its threads, leaves the session and closes the CMI context. */
+    /**
+     * Ends VMMC in this process: unexports every buffer, stops its threads, leaves the session and
+     * closes the CMI context. Transfers made once it has begun (by a handler still running) fail
+     * with BAD_IBUF_STATE.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
