@@ -389,6 +389,9 @@ public final class NodeChannel implements AutoCloseable {
         if (brokenReason == null) {
             brokenReason = reason == null ? "the connection to the node failed" : reason;
         }
+        if (closedReason == null) {
+            closedReason = brokenReason; // ended from now on; the reader thread fails the calls in flight
+        }
         closeQuietly();
         standby.want();
     }
