@@ -5,7 +5,8 @@ import io.softcmi.smi.SmiError;
 
 /**
  * {@code SMI_*_PC}: progress counters. Each process's value is a word in its own control segment,
- * written only by it (store, then store barrier). Waiting for another process's value polls that
+ * written only by it (store barrier, then the store: the value releases the stores made before
+ * the increment). Waiting for another process's value polls that
  * word with {@link Backoff} (at most one round trip per 200 µs once the wait is long); every 256
  * polls it runs the job's wait check, which fails it with {@code OTHER} if that process entered
  * {@code SMI_Finalize} below the value ({@link Departures}).
@@ -64,8 +65,11 @@ public final class Counters {
                 throw Errors.fail(SmiError.PARAM, "a progress counter never decreases: increment " + val);
             }
             value += val;
-            job.ownControl().map().putLong(off, value);
+            // Release first: a process that sees the new value reads the data written before it
+            // (the store is local memory, seen by the others at once; a wmb after it let them
+            // read stale data from this process's cached imports until it completed).
             job.context().wmb();
+            job.ownControl().map().putLong(off, value);
         }
 
         @Override
