@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code SMI_Memcpy}, {@code SMI_Imemcpy}, {@code SMI_Memwait(All)}, {@code SMI_Memtest(All)},
@@ -29,7 +30,8 @@ public final class Copier implements AutoCloseable {
     private final Job job;
     private final ExecutorService thread;
     private final List<Op> queued = new ArrayList<>();
-    private volatile boolean transferFailed;
+    /** Set by a copy that failed (the copy thread or the caller), cleared by the check. */
+    private final AtomicBoolean transferFailed = new AtomicBoolean();
 
     /** @param job the job */
     public Copier(Job job) {
@@ -123,7 +125,7 @@ public final class Copier implements AutoCloseable {
                 d.region().put(d.offset() + done, b);
             }
         } catch (CmiAccessException | CmiException e) {
-            transferFailed = true;
+            transferFailed.set(true);
             throw new SmiException(SmiError.TRANSFER, "copy of " + size + " bytes failed: " + e.getMessage(), e);
         }
     }
@@ -260,9 +262,8 @@ public final class Copier implements AutoCloseable {
      * @return true if one did (cleared by the call)
      */
     public boolean failedSinceLastCheck() {
-        boolean f = transferFailed;
-        transferFailed = false;
-        return f;
+        // One atomic step: a failure set between a read and a separate clear was lost.
+        return transferFailed.getAndSet(false);
     }
 
     @Override
