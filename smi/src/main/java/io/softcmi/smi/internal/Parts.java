@@ -59,14 +59,16 @@ public record Parts(Job job, Debug debug, long page, Regions regions, Mutexes mu
 
     /**
      * {@code SMI_Finalize}: tells the others this process is leaving (their waits for it fail,
-     * {@link Job#departing}), a last barrier, then every region, the copy thread, the watchdog and
-     * the job go.
+     * {@link Job#departing}), lets the copy thread finish the copies posted so far, meets the
+     * others at a last barrier, then every region, the watchdog and the job go.
      */
     public void finish() {
         job.departing();
+        // Copies posted before SMI_Finalize (imemcpy) end first, before the barrier: after it,
+        // this process frees its regions and the others theirs, which a copy may still use.
+        copier.close();
         job.barrier();
         regions.freeAll();
-        copier.close();
         watchdog.stop();
         job.finish();
     }
