@@ -3,6 +3,7 @@ package io.softcmi.smi.run;
 import io.softcmi.smi.ProgressCounter;
 import io.softcmi.smi.RegionType;
 import io.softcmi.smi.Smi;
+import io.softcmi.smi.SmiMutex;
 import io.softcmi.smi.SmiRegion;
 import java.util.Set;
 
@@ -15,6 +16,18 @@ import java.util.Set;
  *     it on another node), then increments its progress counter; the last rank waits for the
  *     counter, reads the block (its own memory) and counts rounds with a word of an older round;
  *     then it increments its own counter, which rank 0 waits for before the next round.</li>
+ * <li>{@code mutex}: every rank adds one to a counter in a region homed on rank 0, under a spread
+ *     mutex and under one homed on the last rank (a plain read, then a write: exact only if the
+ *     lock excludes the others), every third time with {@code trylock} first; inside, it writes
+ *     its rank into an owner word and counts the times it reads another's back. Rank 0 counts a
+ *     wrong total as bad.</li>
+ * <li>{@code barrier}: in round r every rank writes r into its word of one of two rows (r mod 2) of
+ *     a region homed on rank 0, meets the others at a barrier and counts the words of the row
+ *     that are not r.</li>
+ * <li>{@code signal}: in round r every other rank writes r into its word of a region homed on rank
+ *     0 and signals rank 0, which takes {@code size - 1} signals from any rank and counts the round
+ *     bad if a sender's word is not r; then it signals every rank ({@code BCAST}), which each
+ *     waits for before the next round.</li>
  * </ul>
  */
 public final class SyncStressRank {
@@ -24,7 +37,8 @@ public final class SyncStressRank {
     }
 
     /**
-     * @param args the mode ({@code pc}) and the number of rounds
+     * @param args the mode ({@code pc}, {@code mutex}, {@code barrier}, {@code signal}) and the
+     *     number of rounds
      */
     public static void main(String[] args) {
         String mode = args[0];
@@ -34,6 +48,9 @@ public final class SyncStressRank {
         try {
             bad = switch (mode) {
                 case "pc" -> pc(smi, rounds);
+                case "mutex" -> mutex(smi, rounds);
+                case "barrier" -> barrier(smi, rounds);
+                case "signal" -> signal(smi, rounds);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             };
         } catch (RuntimeException | Error e) {
@@ -78,6 +95,88 @@ public final class SyncStressRank {
         }
         smi.barrier();
         block.free();
+        return bad;
+    }
+
+    private static long mutex(Smi smi, int rounds) {
+        int me = smi.procRank();
+        int n = smi.procSize();
+        SmiRegion shared = region(smi, 64, 0);
+        long bad = 0;
+        for (SmiMutex m : new SmiMutex[] {smi.mutexInit(), smi.mutexInitWithLocality(n - 1)}) {
+            if (me == 0) {
+                shared.putLong(0, 0);
+            }
+            smi.barrier();
+            for (int i = 0; i < rounds; i++) {
+                if (i % 3 != 0 || !m.trylock()) {
+                    m.lock();
+                }
+                shared.putLong(8, me);
+                shared.putLong(0, shared.getLong(0) + 1);
+                if (shared.getLong(8) != me) {
+                    bad++;
+                }
+                m.unlock();
+            }
+            smi.barrier();
+            if (me == 0 && shared.getLong(0) != (long) n * rounds) {
+                System.out.println("stress mutex: mutex " + m.id() + " counted " + shared.getLong(0) + " of " + (long) n * rounds);
+                bad++;
+            }
+            smi.barrier();
+            m.destroy();
+        }
+        shared.free();
+        return bad;
+    }
+
+    private static long barrier(Smi smi, int rounds) {
+        int me = smi.procRank();
+        int n = smi.procSize();
+        SmiRegion rows = region(smi, 16L * n, 0);
+        long bad = 0;
+        for (int r = 1; r <= rounds; r++) {
+            long row = 8L * n * (r & 1);
+            rows.putLong(row + 8L * me, r);
+            smi.barrier();
+            for (int q = 0; q < n; q++) {
+                if (rows.getLong(row + 8L * q) != r) {
+                    bad++;
+                    break;
+                }
+            }
+        }
+        smi.barrier();
+        rows.free();
+        return bad;
+    }
+
+    private static long signal(Smi smi, int rounds) {
+        int me = smi.procRank();
+        int n = smi.procSize();
+        SmiRegion words = region(smi, 8L * n, 0);
+        long bad = 0;
+        for (int r = 1; r <= rounds; r++) {
+            if (me == 0) {
+                for (int k = 1; k < n; k++) {
+                    smi.signalWait(Smi.SIGNAL_ANY);
+                }
+                for (int q = 1; q < n; q++) {
+                    if (words.getLong(8L * q) != r) {
+                        bad++;
+                        break;
+                    }
+                }
+                smi.signalSend(Smi.SIGNAL_BCAST);
+            } else {
+                words.putLong(8L * me, r);
+                smi.signalSend(0);
+                smi.signalWait(0);
+            }
+        }
+        smi.barrier();
+        words.free();
         return bad;
     }
 }
