@@ -10,6 +10,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -345,6 +347,9 @@ public final class Job {
         }
     }
 
+    /** The thread that ends this process ({@link #terminate}), null until one does. */
+    private final AtomicReference<Thread> ending = new AtomicReference<>();
+
     /** Set once this process called {@code SMI_Abort}. */
     private volatile boolean aborting;
 
@@ -376,10 +381,25 @@ public final class Job {
      * which is why library code ends the JVM here; the daemon reclaims the process's segments
      * when its connection closes.
      *
+     * <p>Several threads may find the job ending at once (a wait's check and the watchdog's beat,
+     * both seeing an abort): the first runs the callback and halts; the others wait for that
+     * halt, so the callback runs once. A call from the callback itself halts at once.
+     *
      * @param code exit code
      * @param why logged on standard error
      */
     void terminate(int code, String why) {
+        Thread me = Thread.currentThread();
+        if (!ending.compareAndSet(null, me)) {
+            if (ending.get() != me) {
+                while (true) {
+                    LockSupport.park(this);
+                }
+            }
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }
         try {
             abnormalEnd.run();
         } catch (RuntimeException e) {

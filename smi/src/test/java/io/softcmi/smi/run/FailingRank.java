@@ -3,7 +3,9 @@ package io.softcmi.smi.run;
 import io.softcmi.smi.Smi;
 
 /**
- * A test program: after SMI_Init, the last rank either calls {@code SMI_Abort(3)} ({@code abort}),
+ * A test program: after SMI_Init, the last rank either calls {@code SMI_Abort(3)} ({@code abort};
+ * {@code abortSlowCallback}: every rank's watchdog callback then sleeps, 4 s on the last rank, 2 s
+ * on the others),
  * dies on the spot with exit code 5 ({@code crash}), or switches its watchdog off and hangs
  * ({@code hang}: no more heartbeats), or finalizes normally ({@code finish}: {@code SMI_Finalize}
  * makes two barriers, which the others pass, then it is gone; with {@code finishInFinalize} the
@@ -16,16 +18,26 @@ public final class FailingRank {
     }
 
     /**
-     * @param args {@code abort}, {@code crash}, {@code hang}, {@code finish}, {@code finishInFinalize} or {@code sleep}
+     * @param args {@code abort}, {@code abortSlowCallback}, {@code crash}, {@code hang}, {@code finish}, {@code finishInFinalize} or {@code sleep}
      */
     public static void main(String[] args) {
         Smi smi = Smi.init(args);
-        smi.watchdogCallback(() -> System.out.println("rank " + smi.procRank() + ": callback ran"));
+        int rank = smi.procRank();
+        boolean last = rank == smi.procSize() - 1;
+        smi.watchdogCallback(() -> {
+            System.out.println("rank " + rank + ": callback ran");
+            System.out.flush();
+            if (args[0].equals("abortSlowCallback")) {
+                // The others see the abort while the last rank is still in its callback, and have
+                // time to see it twice (their wait's check, their watchdog's beat) during theirs.
+                sleep(last ? 4_000 : 2_000);
+            }
+        });
         smi.barrier();
         System.out.println("rank " + smi.procRank() + " ready");
         System.out.flush();
         if (smi.procRank() == smi.procSize() - 1) {
-            if (args[0].equals("abort")) {
+            if (args[0].startsWith("abort")) {
                 smi.abort(3);
             }
             if (args[0].equals("hang")) {
@@ -59,6 +71,14 @@ public final class FailingRank {
         }
         smi.barrier();
         throw new IllegalStateException("a barrier completed without the failed rank");
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleepForever() {
