@@ -28,6 +28,11 @@ import java.util.Set;
  *     0 and signals rank 0, which takes {@code size - 1} signals from any rank and counts the round
  *     bad if a sender's word is not r; then it signals every rank ({@code BCAST}), which each
  *     waits for before the next round.</li>
+ * <li>{@code signalThreads} (2 ranks): rank 1 signals rank 0 from two threads at once, its main
+ *     thread and a signal callback (started by a signal of rank 0), one signal each per round,
+ *     the two released together by a local barrier; then both ranks meet at a barrier, rank 1
+ *     finalizes, and rank 0 takes signals of rank 1 until the wait fails with {@code OTHER} (none
+ *     left). Rank 0 counts each of the {@code 2 * rounds} signals it did not get as bad.</li>
  * </ul>
  */
 public final class SyncStressRank {
@@ -37,7 +42,8 @@ public final class SyncStressRank {
     }
 
     /**
-     * @param args the mode ({@code pc}, {@code mutex}, {@code barrier}, {@code signal}) and the
+     * @param args the mode ({@code pc}, {@code mutex}, {@code barrier}, {@code signal},
+     *     {@code signalThreads}) and the
      *     number of rounds
      */
     public static void main(String[] args) {
@@ -51,6 +57,7 @@ public final class SyncStressRank {
                 case "mutex" -> mutex(smi, rounds);
                 case "barrier" -> barrier(smi, rounds);
                 case "signal" -> signal(smi, rounds);
+                case "signalThreads" -> signalThreads(smi, rounds);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             };
         } catch (RuntimeException | Error e) {
@@ -178,5 +185,43 @@ public final class SyncStressRank {
         smi.barrier();
         words.free();
         return bad;
+    }
+
+    private static long signalThreads(Smi smi, int rounds) {
+        if (smi.procRank() == 1) {
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+            Runnable sender = () -> {
+                for (int r = 0; r < rounds; r++) {
+                    try {
+                        together.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException("the other sender did not come", e);
+                    }
+                    smi.signalSend(0);
+                }
+            };
+            io.softcmi.smi.SignalHandle h = smi.signalSetCallback(0, sender);
+            sender.run();
+            smi.signalJoinCallback(h);
+            smi.barrier();
+            return 0;
+        }
+        if (smi.procRank() != 0) {
+            smi.barrier();
+            return 0;
+        }
+        smi.signalSend(1);
+        smi.barrier();
+        long got = 0;
+        while (got < 4L * rounds) {
+            try {
+                smi.signalWait(1);
+                got++;
+            } catch (io.softcmi.smi.SmiException e) {
+                // Rank 1 finalized and none of its signals is left.
+                break;
+            }
+        }
+        return Math.abs(2L * rounds - got);
     }
 }
