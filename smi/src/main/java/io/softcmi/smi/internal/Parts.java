@@ -60,7 +60,8 @@ public record Parts(Job job, Debug debug, long page, Regions regions, Mutexes mu
     /**
      * {@code SMI_Finalize}: tells the others this process is leaving (their waits for it fail,
      * {@link Job#departing}), lets the copy thread finish the copies posted so far, meets the
-     * others at a last barrier, then every region, the watchdog and the job go.
+     * others at a barrier, ends the signal callbacks still waiting, then every region, the
+     * watchdog and the job go.
      */
     public void finish() {
         job.departing();
@@ -68,6 +69,9 @@ public record Parts(Job job, Debug debug, long page, Regions regions, Mutexes mu
         // this process frees its regions and the others theirs, which a copy may still use.
         copier.close();
         job.barrier();
+        // Every process is in SMI_Finalize: signal callbacks still waiting take their signal or
+        // fail, and end before the control segment they wait on goes.
+        signals.close();
         regions.freeAll();
         watchdog.stop();
         job.finish();

@@ -67,6 +67,10 @@ final class PollingWaker implements Waker {
             if (i >= 0) {
                 return value ? seen[0] : i;
             }
+            if (Thread.currentThread().isInterrupted()) {
+                // As NotifyWaker's blocking take: an interrupted wait ends (a park would not).
+                throw Errors.fail(io.softcmi.smi.SmiError.OTHER, "interrupted while waiting");
+            }
             if ((n & 255) == 255) {
                 check.check(partner, () -> {
                     VarHandle.acquireFence();

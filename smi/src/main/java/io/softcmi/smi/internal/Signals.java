@@ -3,6 +3,8 @@ package io.softcmi.smi.internal;
 import io.softcmi.smi.SignalHandle;
 import io.softcmi.smi.SmiError;
 import io.softcmi.smi.SmiException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -22,6 +24,10 @@ public final class Signals {
     private final Job job;
     private final long[] sent;
     private final AtomicLongArray consumed;
+    /** How long {@link #close} lets a waiting callback end by itself, and then after interrupting it. */
+    private static final long CALLBACK_GRACE_MS = 2_000;
+    /** The callbacks set so far ({@code SMI_Signal_setCallBack}), for {@link #close}. */
+    private final List<Callback> callbacks = new CopyOnWriteArrayList<>();
 
     /** @param job the job */
     public Signals(Job job) {
@@ -93,6 +99,7 @@ public final class Signals {
             Errors.checkRank(rank, job.size(), "proc_rank");
         }
         Callback h = new Callback();
+        callbacks.add(h);
         h.thread = Thread.ofPlatform().daemon().name("smi-signal-callback").start(() -> {
             job.context().iniTh();
             try {
@@ -129,6 +136,32 @@ public final class Signals {
         }
         if (c.failure != null) {
             throw Errors.fail(c.failure.error(), "the signal callback never ran: " + c.failure.getMessage());
+        }
+    }
+
+    /**
+     * {@code SMI_Finalize}'s part, after its first barrier (every process has entered it, so every
+     * signal that will come has come): lets each callback still waiting take its signal or fail
+     * ({@link Departures}: its sender entered {@code SMI_Finalize}), interrupts one that still
+     * waits after two seconds (a wait for a signal of this process itself), and waits
+     * for them to end, so that none of them uses the control segment once it is gone.
+     */
+    public void close() {
+        for (Callback c : callbacks) {
+            joinQuietly(c.thread, CALLBACK_GRACE_MS);
+            if (c.thread.isAlive()) {
+                c.thread.interrupt();
+                joinQuietly(c.thread, CALLBACK_GRACE_MS);
+            }
+        }
+        callbacks.clear();
+    }
+
+    private static void joinQuietly(Thread t, long ms) {
+        try {
+            t.join(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
