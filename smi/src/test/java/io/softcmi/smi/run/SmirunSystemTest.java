@@ -3,17 +3,15 @@ package io.softcmi.smi.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import io.softcmi.smi.run.SmirunLauncher.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -30,16 +28,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class SmirunSystemTest {
     private static final double FACTOR = Double.parseDouble(System.getProperty("softcmi.test.timeoutFactor", "1"));
-    private static final Duration TIMEOUT = Duration.ofSeconds((long) (240 * FACTOR));
 
     @TempDir
     Path tmp;
 
     /** {@code SMI_WATCHDOG} for the ranks, or null for the default (30 s). */
     private String watchdogSeconds;
-
-    record Result(int exit, String output, Duration took) {
-    }
 
     /** Environment added to smirun's. */
     private final java.util.Map<String, String> extraEnv = new java.util.HashMap<>();
@@ -61,59 +55,11 @@ class SmirunSystemTest {
      * {@code stopCount} times.
      */
     private Result smirun(String stopLine, int stopCount, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m", "-cp",
-            System.getProperty("java.class.path"), SmiRun.class.getName()));
-        cmd.addAll(List.of(args));
-        Path log = Files.createTempFile(tmp, "smirun-", ".log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-        pb.environment().remove("SOFTCMI_NODE");
-        pb.environment().remove("SMI_RANK");
-        pb.environment().put("SMI_JAVA_OPTS", "-XX:+UseSerialGC -Xms16m -Xmx256m -XX:TieredStopAtLevel=1");
+        java.util.Map<String, String> env = new java.util.HashMap<>(extraEnv);
         if (watchdogSeconds != null) {
-            pb.environment().put("SMI_WATCHDOG", watchdogSeconds);
+            env.put("SMI_WATCHDOG", watchdogSeconds);
         }
-        pb.environment().putAll(extraEnv);
-        long t0 = System.nanoTime();
-        Process p = pb.start();
-        Set<ProcessHandle> seen = new HashSet<>();
-        try {
-            boolean stopped = false;
-            while (!p.waitFor(100, TimeUnit.MILLISECONDS)) {
-                p.descendants().forEach(seen::add);
-                if (stopLine != null && !stopped
-                        && Files.readString(log).split(java.util.regex.Pattern.quote(stopLine), -1).length > stopCount) {
-                    p.destroy();
-                    stopped = true;
-                }
-                if (System.nanoTime() - t0 > TIMEOUT.toNanos()) {
-                    fail("smirun " + String.join(" ", args) + " still running after " + TIMEOUT + ":\n"
-                        + Files.readString(log));
-                }
-            }
-        } finally {
-            if (p.isAlive()) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-            }
-        }
-        Duration took = Duration.ofNanos(System.nanoTime() - t0);
-        String out = Files.readString(log, StandardCharsets.UTF_8);
-        // Nothing smirun started may outlive it, and no segment directory of its daemons may remain.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        for (ProcessHandle h : seen) {
-            while (h.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            assertFalse(h.isAlive(), "process " + h.pid() + " outlived smirun:\n" + out);
-        }
-        try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
-            String prefix = "softcmi-smi-" + p.pid() + "-";
-            List<Path> left = shm.filter(f -> f.getFileName().toString().startsWith(prefix)).toList();
-            assertTrue(left.isEmpty(), "segment directories left behind: " + left);
-        }
-        return new Result(p.exitValue(), out, took);
+        return SmirunLauncher.run(tmp, Duration.ofSeconds(240), env, stopLine, stopCount, args);
     }
 
     static Stream<Arguments> samples() {
