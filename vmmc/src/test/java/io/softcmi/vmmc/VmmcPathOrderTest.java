@@ -6,43 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The order of one sender thread's messages with notification when they alternate between the
  * home path (more than {@code vmmc.directMaxBytes}) and the direct path (smaller ones).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class VmmcPathOrderTest {
+class VmmcPathOrderTest extends RxTxTestBase {
     /** Words of a message that takes the home path (36 KiB). */
     private static final int LARGE = 9_000;
     private static final int PAIRS = 300;
 
-    @TempDir
-    static Path share;
-    static Endpoint rx;
-    static Endpoint tx;
-
-    @BeforeAll
-    static void start() {
-        Endpoint.useSession(share, "path-order", "alpha");
-        rx = new Endpoint("rx");
-        tx = new Endpoint("tx");
-    }
-
-    @AfterAll
-    static void stop() {
-        Endpoint.closeAll(rx, tx);
-    }
 
     /**
      * A large SendDataNotify (home path) followed by a small one (direct path), {@link #PAIRS}

@@ -6,15 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Transfer redirection racing the copy of a large message: the receiver ends a redirection the
@@ -22,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * copied (one chunk of {@link Receiver#CHUNK_WORDS} at a time).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class VmmcRedirectionRaceTest {
+class VmmcRedirectionRaceTest extends RxTxTestBase {
     /** A message of this many words takes many copy chunks, so the re-post lands in the middle of it. */
     private static final long BIG = 16 * Receiver.CHUNK_WORDS;
     /** Rounds stop once this many re-posts landed in the middle of a message (or at the bounds below). */
@@ -30,22 +26,6 @@ class VmmcRedirectionRaceTest {
     private static final int MAX_ROUNDS = 1_500;
     private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-    @TempDir
-    static Path share;
-    static Endpoint rx;
-    static Endpoint tx;
-
-    @BeforeAll
-    static void start() {
-        Endpoint.useSession(share, "redir-race", "alpha");
-        rx = new Endpoint("rx");
-        tx = new Endpoint("tx");
-    }
-
-    @AfterAll
-    static void stop() {
-        Endpoint.closeAll(rx, tx);
-    }
 
     /**
      * Each round: a redirection of word 0 is posted, a message of {@link #BIG} words from word 0

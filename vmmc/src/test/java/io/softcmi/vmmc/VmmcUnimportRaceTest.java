@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -12,34 +11,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Two threads of one process (the main thread and a handler, say) unimporting the same import at once. */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class VmmcUnimportRaceTest {
+class VmmcUnimportRaceTest extends RxTxTestBase {
     private static final int ROUNDS = 2_000;
     private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-    @TempDir
-    static Path share;
-    static Endpoint rx;
-    static Endpoint tx;
-
-    @BeforeAll
-    static void start() {
-        Endpoint.useSession(share, "unimport-race", "alpha");
-        rx = new Endpoint("rx");
-        tx = new Endpoint("tx");
-    }
-
-    @AfterAll
-    static void stop() {
-        Endpoint.closeAll(rx, tx);
-    }
 
     /** Exactly one of two concurrent UnimportRecvBuf calls on an import succeeds; the other gets BAD_IBUF_STATE. */
     @Test
