@@ -37,11 +37,14 @@ public final class Signals {
     }
 
     /**
-     * {@code SMI_Signal_send}.
+     * {@code SMI_Signal_send}. Synchronized: two threads of one process (the main thread and a
+     * signal callback) that signal the same process must not both count to the same value, nor
+     * post their counts in the opposite order (the word keeps the last one posted); either would
+     * lose a signal.
      *
      * @param rank the process, or {@link #BCAST}
      */
-    public void send(int rank) {
+    public synchronized void send(int rank) {
         if (rank == BCAST) {
             for (int r = 0; r < job.size(); r++) {
                 if (r != job.rank()) {
