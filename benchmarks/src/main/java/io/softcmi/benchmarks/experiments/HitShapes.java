@@ -126,6 +126,8 @@ public final class HitShapes {
         long pass();
     }
 
+    // One method per loop body, not one loop over a lambda: each is compiled on its own, as
+    // CacheBenchmark's own-method loops are, so that no loop's profile changes another's code.
     private static long sumHinted(Mapping m) {
         long s = 0;
         for (long off = 0; off < MIB; off += 8) {

@@ -75,15 +75,13 @@ final class RemoteLineTransport implements LineTransport {
 
     /** Sent on the context's connection to the home if one is open; nobody waits for its reply. */
     @Override
-    public Pending forget() {
+    public void forget() {
         TokenImpl t = mapping.token();
         RemoteConnection c = t == null ? null : mapping.context.openConnection(mapping.home);
-        if (c == null) {
-            return null;
+        if (c != null) {
+            c.start(DataProtocol.OP_FORGET, mapping.homeSegmentId, t, 0, 0, cacheId, null, null, 0, false,
+                mapping.context.remoteDeadline());
         }
-        long deadline = mapping.context.remoteDeadline();
-        return new OnWire(c, c.start(DataProtocol.OP_FORGET, mapping.homeSegmentId, t, 0, 0, cacheId, null, null, 0, false,
-            deadline), deadline);
     }
 
     /** @return the home: a context's requests to one home share one pipelined connection */

@@ -70,11 +70,8 @@ public interface LineTransport {
      * ({@code DataProtocol.OP_FORGET}), so that it forgets the cache's record. Sent only where a
      * connection is open, and not waited for: the home otherwise forgets it when the context
      * ends. The default sends nothing.
-     *
-     * @return the request, or null if none was sent
      */
-    default Pending forget() {
-        return null;
+    default void forget() {
     }
 
     /**

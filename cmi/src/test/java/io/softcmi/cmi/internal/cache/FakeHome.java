@@ -191,11 +191,10 @@ final class FakeHome {
             }
 
             @Override
-            public Pending forget() {
+            public void forget() {
                 synchronized (FakeHome.this) {
                     writes.add(written("FORGET"));
                     forgets.add(cacheId);
-                    return new Done(0, 0, 0);
                 }
             }
 
