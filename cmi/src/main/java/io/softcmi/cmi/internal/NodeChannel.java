@@ -4,11 +4,16 @@ import io.softcmi.cmi.CmiError;
 import io.softcmi.wire.ControlMessage;
 import io.softcmi.wire.Frame;
 import io.softcmi.wire.FrameIO;
+import io.softcmi.wire.FrameReader;
 import io.softcmi.wire.MessageType;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.Map;
@@ -18,6 +23,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -49,21 +56,20 @@ public final class NodeChannel implements AutoCloseable {
     private static final long IDLE_RECHECK_NANOS = 20_000_000;
 
     private final SocketChannel channel;
-    private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
     private final AtomicLong nextCorrelationId = new AtomicLong();
     private final Map<Long, PendingReply> pending = new ConcurrentHashMap<>();
     private final Thread reader;
-    private final java.nio.channels.Selector selector;
-    private final java.util.concurrent.locks.ReentrantLock readLock = new java.util.concurrent.locks.ReentrantLock();
+    private final Selector selector;
+    private final ReentrantLock readLock = new ReentrantLock();
     /** Guarded by {@link #readLock}. */
-    private final io.softcmi.wire.FrameReader frames = new io.softcmi.wire.FrameReader();
+    private final FrameReader frames = new FrameReader();
     /** Guarded by {@link #readLock}. */
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS);
     /** The callers' replies, counted after each call and moved into {@link #budget} under the read lock. */
     private final ControlReplyCounts counts = new ControlReplyCounts();
-    /** Notices read and not yet handed to the listener; the reader thread alone takes them. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<ControlMessage> notices =
-        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Notices read and not yet handed to the listener; the reader thread alone delivers them. */
+    private final NoticeInbox notices = new NoticeInbox();
     /** When the reader polls for an answer to a notification this process sent. */
     private final NoticeSpin spin = new NoticeSpin();
     /** Keeps the reader off the socket while callers read their own replies. */
@@ -74,11 +80,6 @@ public final class NodeChannel implements AutoCloseable {
     private volatile boolean readerReading;
     /** Replies their callers read themselves (under {@link #readLock}; read by tests). */
     private volatile long ownReads;
-    /** When the reader polls because notices have been arriving at short intervals (reader thread only). */
-    private final ArrivalWindow arrivals = ArrivalWindow.fromProperties();
-    /** Set while the reader thread runs the listener (it does not read meanwhile). */
-    private volatile boolean delivering;
-    private volatile Consumer<ControlMessage> noticeListener = m -> { };
     private volatile Runnable closeListener = () -> { };
     private volatile String closedReason;
     /** Why a caller found the connection broken ({@link #endBroken}), or null: the reader's reason when it ends. */
@@ -87,8 +88,8 @@ public final class NodeChannel implements AutoCloseable {
     private NodeChannel(SocketChannel channel) throws IOException {
         this.channel = channel;
         channel.configureBlocking(false);
-        this.selector = java.nio.channels.Selector.open();
-        channel.register(selector, java.nio.channels.SelectionKey.OP_READ);
+        this.selector = Selector.open();
+        channel.register(selector, SelectionKey.OP_READ);
         this.reader = Thread.ofPlatform().daemon().name("softcmi-node-reader").unstarted(this::readLoop);
         standby.reader(reader);
     }
@@ -125,7 +126,7 @@ public final class NodeChannel implements AutoCloseable {
      * @param onClose runs once when the connection ends
      */
     public void listen(Consumer<ControlMessage> onNotice, Runnable onClose) {
-        this.noticeListener = onNotice;
+        notices.listen(onNotice);
         this.closeListener = onClose;
     }
 
@@ -156,22 +157,7 @@ public final class NodeChannel implements AutoCloseable {
     public <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType, long timeoutNanos) {
         JfrEvents.ControlCall jfr = new JfrEvents.ControlCall();
         jfr.begin();
-        ControlMessage reply = send(request, timeoutNanos);
-        if (jfr.shouldCommit()) {
-            jfr.request = String.valueOf(request.type());
-            jfr.reply = reply instanceof ControlMessage.ErrorReply e ? "error " + e.code() + ": " + e.message()
-                : String.valueOf(reply.type());
-            jfr.commit();
-        }
-        if (reply instanceof ControlMessage.ErrorReply e) {
-            CmiError[] codes = CmiError.values();
-            CmiError code = e.code() >= 0 && e.code() < codes.length ? codes[e.code()] : CmiError.INVAL;
-            throw Errors.fail(code, e.message());
-        }
-        if (!replyType.isInstance(reply)) {
-            throw Errors.fail(CmiError.INVAL, "node answered " + reply.type() + " to " + request.type());
-        }
-        return replyType.cast(reply);
+        return ControlReplies.expect(request, send(request, timeoutNanos), replyType, jfr);
     }
 
     /**
@@ -271,17 +257,14 @@ public final class NodeChannel implements AutoCloseable {
                 throw new TimeoutException();
             }
             try {
-                return reply.get(Math.min(left, delivering ? LISTENER_BUSY_NANOS : IDLE_RECHECK_NANOS), TimeUnit.NANOSECONDS);
+                return reply.get(Math.min(left, notices.delivering() ? LISTENER_BUSY_NANOS : IDLE_RECHECK_NANOS), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                if (delivering && readLock.tryLock()) {
+                if (notices.delivering() && readLock.tryLock()) {
                     try {
-                        while (frames.fill(channel) > 0) {
-                            dispatchAvailable();
-                        }
+                        readAvailable(); // releases the read lock
                     } catch (WireFormatException w) {
                         throw new IOException(w.getMessage(), w);
                     } finally {
-                        readLock.unlock();
                         selector.wakeup(); // notices we queued: the reader may just have finished delivering
                     }
                 }
@@ -404,10 +387,10 @@ public final class NodeChannel implements AutoCloseable {
 
     /** Writes a whole frame on the non-blocking socket; callers hold {@link #writeLock}. */
     private void write(Frame frame) throws IOException {
-        java.nio.ByteBuffer buf = FrameIO.encode(frame);
+        ByteBuffer buf = FrameIO.encode(frame);
         while (buf.hasRemaining()) {
             if (channel.write(buf) == 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000); // the node is reading a large frame
+                LockSupport.parkNanos(10_000); // the node is reading a large frame
             }
         }
     }
@@ -418,7 +401,7 @@ public final class NodeChannel implements AutoCloseable {
         while ((frame = frames.next()) != null) {
             ControlMessage message = MessageType.decode(frame);
             if (frame.correlationId() == 0) {
-                notices.add(message); // the reader thread hands it over (see deliverNotices)
+                notices.add(message); // the reader thread hands it over (NoticeInbox)
             } else {
                 PendingReply f = pending.get(frame.correlationId());
                 if (f != null) {
@@ -437,12 +420,12 @@ public final class NodeChannel implements AutoCloseable {
             while (channel.isOpen()) {
                 readTurn();
             }
-        } catch (IOException | WireFormatException | java.nio.channels.ClosedSelectorException e) {
+        } catch (IOException | WireFormatException | ClosedSelectorException e) {
             reason = e.getMessage() == null ? "node closed the connection" : e.getMessage();
             // Notices read in the same turn as the end of the stream (a node's NodeShutdown,
             // written just before it closes) are queued but not yet delivered.
             try {
-                deliverNotices();
+                notices.deliver();
             } catch (RuntimeException listenerFailed) {
                 // A listener's call on the ending connection: the end is what matters now.
             }
@@ -483,7 +466,7 @@ public final class NodeChannel implements AutoCloseable {
                 spin.arrived(false);
             }
         }
-        deliverNotices();
+        notices.deliver();
     }
 
     /** Reads and dispatches every frame the socket has now; the caller holds the read lock, released here. */
@@ -506,7 +489,7 @@ public final class NodeChannel implements AutoCloseable {
      */
     private boolean pollForNotices() throws IOException {
         long answer = spin.pollUntil();
-        long stream = arrivals.pollUntil();
+        long stream = notices.streamPollUntil();
         long until = answer == 0 ? stream : stream == 0 || answer - stream > 0 ? answer : stream;
         if (until == 0 || !PollBudget.startPolling()) {
             return false;
@@ -550,22 +533,6 @@ public final class NodeChannel implements AutoCloseable {
         }
     }
 
-    /** Hands the queued notices to the listener, in order (reader thread only; a call the listener makes only queues more). */
-    private void deliverNotices() {
-        ControlMessage m;
-        if (!notices.isEmpty()) {
-            arrivals.arrived();
-        }
-        delivering = true;
-        try {
-            while ((m = notices.poll()) != null) {
-                noticeListener.accept(m);
-            }
-        } finally {
-            delivering = false;
-        }
-    }
-
     /** @return whether the connection has ended */
     public boolean isClosed() {
         return closedReason != null;
@@ -597,14 +564,6 @@ public final class NodeChannel implements AutoCloseable {
         } finally {
             readLock.unlock();
         }
-    }
-
-    /** A caller's reply to come, its header flags, and whether its caller's poll took it ({@link ControlReplyCounts}). */
-    private static final class PendingReply extends CompletableFuture<ControlMessage> {
-        /** Written before {@link #complete}, read after the reply is taken. */
-        int nodeFlags;
-        /** Set by the caller when its poll found the reply in (counted as a hit then). */
-        boolean caught;
     }
 
     /** @return whether the reader thread stands by now (for tests) */
