@@ -31,7 +31,10 @@ public final class ExportHandle {
     final boolean direct;
     /** Where senders store straight into this process (docs/vmmc.md, "Direct delivery"); null if it serves none. */
     final DirectInlet inlet;
+    /** Delivery into the buffer goes on (until UnexportRecvBuf has waited for what was accepted, or close). */
     volatile boolean live = true;
+    /** UnexportRecvBuf has begun: the handle is refused (BAD_RBUF_STATE), while delivery may still go on. */
+    volatile boolean unexported;
 
     // Redirection (guarded by this): a posted window, and what the delivery thread redirected into it.
     MemorySegment redirBuf;

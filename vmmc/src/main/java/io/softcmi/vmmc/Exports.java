@@ -138,12 +138,18 @@ final class Exports {
         return sb.toString();
     }
 
-    /** {@code vmmc_UnexportRecvBuf}, as documented on {@link Vmmc#unexportRecvBuf}. */
-    void unexport(ExportHandle h) {
+    /**
+     * {@code vmmc_UnexportRecvBuf}'s first step, under the endpoint's lock: checks the handle,
+     * then withdraws the buffer (later imports fail), closes its inlet and deletes its token (the
+     * home and the inlet refuse later messages). The buffer still receives what was accepted
+     * before; {@link #awaitAccepted} waits for that, {@link #drop} ends it.
+     */
+    void withdraw(ExportHandle h) {
         check(h);
         if (v.receiver.hasPendingFor(h)) {
             throw new VmmcException(VmmcResult.BLOCKED_NOTIFICATIONS, "rbufid " + h.rbufid);
         }
+        h.unexported = true; // check() refuses the handle from now on
         v.directory.withdraw(v.myHostName(), v.session.pid(), h.rbufid);
         if (h.inlet != null) {
             h.inlet.close(); // later messages through it are refused (TOKEN), as the deleted token refuses them at the home
@@ -153,8 +159,16 @@ final class Exports {
         } catch (CmiException e) {
             v.debug("unexport token: " + e.getMessage());
         }
-        // Only now is the buffer dropped from delivery, once the messages the home accepted before
-        // the token went (their notices queued before tokDel's reply) are in it; later ones it refuses.
+    }
+
+    /**
+     * {@code vmmc_UnexportRecvBuf}'s second step, without the endpoint's lock (a handler may
+     * export or unexport meanwhile, and the wait needs the thread that runs handlers): waits
+     * until the messages the home accepted before the token went (their notices queued before
+     * tokDel's reply) are in the buffer, at most {@link #FLUSH_TIMEOUT_NANOS}; not when called
+     * from a handler.
+     */
+    void awaitAccepted(ExportHandle h) {
         boolean flushed;
         try {
             flushed = v.receiver.flush(v::wake, FLUSH_TIMEOUT_NANOS);
@@ -164,6 +178,10 @@ final class Exports {
         if (!flushed) {
             v.debug("unexport of rbufid " + h.rbufid + ": messages accepted before it may not all have been delivered");
         }
+    }
+
+    /** {@code vmmc_UnexportRecvBuf}'s last step, under the endpoint's lock: drops the buffer from delivery and frees its segment. */
+    void drop(ExportHandle h) {
         h.live = false;
         byId.remove(h.rbufid);
         v.receiver.bySegment.remove(h.segment.id());
@@ -183,7 +201,7 @@ final class Exports {
         if (h == null || h.owner != v) {
             throw new VmmcException(VmmcResult.BAD_ARG, "not an export handle of this process");
         }
-        if (!h.live) {
+        if (!h.live || h.unexported) {
             throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "rbufid " + h.rbufid + " is unexported");
         }
     }

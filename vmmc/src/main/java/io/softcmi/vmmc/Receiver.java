@@ -33,10 +33,16 @@ final class Receiver {
     }
 
     final Map<Long, ExportHandle> bySegment = new ConcurrentHashMap<>();
-    /** Held while a handler runs; blockNotifications takes it so a block waits for a running handler. */
+    /** Held while handlers run; blockNotifications takes it so a block waits for a running handler. */
     final ReentrantLock gate = new ReentrantLock();
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by gate
-    private int userBlocks; // guarded by gate
+    /**
+     * Guards {@link #pending} and {@link #userBlocks}; held briefly, never while a handler runs, so
+     * that a thread asking about the queue ({@link #hasPendingFor}, from UnexportRecvBuf) never
+     * waits for a handler, which may itself wait for that thread's endpoint.
+     */
+    private final Object queueLock = new Object();
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>(); // guarded by queueLock
+    private int userBlocks; // guarded by queueLock
     private volatile Thread handlerThread;
     private boolean inHandler; // the thread that runs handlers (the control reader) only
     private final long wakeSegment;
@@ -152,11 +158,8 @@ final class Receiver {
             e.dataEnd = lastTargetWord;
         }
         if (notify && e.proc != null) {
-            gate.lock();
-            try {
+            synchronized (queueLock) {
                 pending.add(new Pending(e, lastTarget, lastTargetOffset, lastTarget.address() + lastTargetOffset));
-            } finally {
-                gate.unlock();
             }
         }
     }
@@ -178,8 +181,14 @@ final class Receiver {
     private void drain() {
         gate.lock();
         try {
-            Pending p;
-            while (userBlocks == 0 && (p = pending.poll()) != null) {
+            while (true) {
+                Pending p;
+                synchronized (queueLock) {
+                    p = userBlocks == 0 ? pending.poll() : null;
+                }
+                if (p == null) {
+                    break;
+                }
                 if (!p.export.live) {
                     continue;
                 }
@@ -202,7 +211,9 @@ final class Receiver {
     void block() {
         gate.lock();
         try {
-            userBlocks++;
+            synchronized (queueLock) {
+                userBlocks++;
+            }
         } finally {
             gate.unlock();
         }
@@ -219,17 +230,19 @@ final class Receiver {
         gate.lock();
         try {
             boolean handler = onHandlerThread();
-            if (userBlocks == 0) {
-                if (handler) {
-                    throw new VmmcException(VmmcResult.NOT_IN_HANDLER, "notifications stay blocked while a handler runs");
+            synchronized (queueLock) {
+                if (userBlocks == 0) {
+                    if (handler) {
+                        throw new VmmcException(VmmcResult.NOT_IN_HANDLER, "notifications stay blocked while a handler runs");
+                    }
+                    return 0;
                 }
-                return 0;
+                userBlocks--;
+                if (userBlocks == 0 && !handler && !pending.isEmpty()) {
+                    woke = true;
+                }
+                return userBlocks + (handler ? 1 : 0);
             }
-            userBlocks--;
-            if (userBlocks == 0 && !handler && !pending.isEmpty()) {
-                woke = true;
-            }
-            return userBlocks + (handler ? 1 : 0);
         } finally {
             gate.unlock();
             if (woke) {
@@ -238,13 +251,19 @@ final class Receiver {
         }
     }
 
-    /** @param e an export @return whether handler calls for it wait while notifications are blocked */
+    /**
+     * Whether handler calls for {@code e} wait while notifications are blocked: blocked by the
+     * program ({@code vmmc_BlockNotifications}), or by the handler that asks (a handler's own
+     * level counts one). Does not wait for a running handler: calls queued behind it while
+     * nothing blocks them run when it returns.
+     *
+     * @param e an export
+     * @return whether blocked handler calls for it are queued
+     */
     boolean hasPendingFor(ExportHandle e) {
-        gate.lock();
-        try {
-            return pending.stream().anyMatch(p -> p.export == e);
-        } finally {
-            gate.unlock();
+        boolean handler = onHandlerThread();
+        synchronized (queueLock) {
+            return (userBlocks > 0 || handler) && pending.stream().anyMatch(p -> p.export == e);
         }
     }
 }

@@ -220,13 +220,20 @@ public final class Vmmc implements AutoCloseable {
      * imports fail with BAD_RBUF_STATE), deletes its token (importers' further sends fail with
      * BAD_IBUF_STATE), waits until the messages accepted before that are in the buffer (unless
      * called from a handler), and removes its segment; nothing arriving afterwards reaches the buffer.
+     * It does not hold the endpoint while it waits, so a handler may export or unexport meanwhile.
      *
      * @param h the handle
      * @throws VmmcException BAD_ARG for a handle of another process; BAD_RBUF_STATE if already
-     *         unexported; BLOCKED_NOTIFICATIONS if blocked notifications for it are queued
+     *         unexported (or being unexported); BLOCKED_NOTIFICATIONS if blocked notifications for it are queued
      */
-    public synchronized void unexportRecvBuf(ExportHandle h) {
-        exports.unexport(h);
+    public void unexportRecvBuf(ExportHandle h) {
+        synchronized (this) {
+            exports.withdraw(h);
+        }
+        exports.awaitAccepted(h);
+        synchronized (this) {
+            exports.drop(h);
+        }
     }
 
     // ---- imports ----
