@@ -13,6 +13,12 @@ import java.lang.foreign.MemorySegment;
  * Both waits name their partner to the waker: a wait whose partner entered {@code SMI_Finalize}
  * and whose word is still short fails with {@code OTHER} ({@link Departures}); a message or read
  * posted before the partner's departure is still taken.
+ *
+ * <p>Threads of one process may send and receive at once: a send to one process holds that
+ * destination's send lock from its check of the previous message to its wait for this one, and a
+ * receive holds its source's receive lock, so two threads never share a slot or a count (one
+ * waits for the other's message to be read); calls to different processes do not wait for
+ * each other.
  */
 public final class Messages {
     /** {@code SMI_MP_MAXDATA}: 64 bytes less two ints. */
@@ -22,14 +28,28 @@ public final class Messages {
     private static final long DATA = 16;
 
     private final Job job;
+    /** Messages posted to each process; guarded by {@code sendLocks[dest]}. */
     private final long[] sent;
+    /** Messages taken from each process; guarded by {@code recvLocks[src]}. */
     private final long[] received;
+    private final Object[] sendLocks;
+    private final Object[] recvLocks;
 
     /** @param job the job */
     public Messages(Job job) {
         this.job = job;
         this.sent = new long[job.size()];
         this.received = new long[job.size()];
+        this.sendLocks = locks(job.size());
+        this.recvLocks = locks(job.size());
+    }
+
+    private static Object[] locks(int n) {
+        Object[] l = new Object[n];
+        for (int i = 0; i < n; i++) {
+            l[i] = new Object();
+        }
+        return l;
     }
 
     private static void checkCount(byte[] buf, int count) {
@@ -54,6 +74,13 @@ public final class Messages {
     public void isend(byte[] buf, int count, int dest) {
         checkCount(buf, count);
         Errors.checkRank(dest, job.size(), "dest");
+        synchronized (sendLocks[dest]) {
+            post(buf, count, dest);
+        }
+    }
+
+    /** Writes the message into {@code dest}'s slot and posts it; under {@code sendLocks[dest]}. */
+    private void post(byte[] buf, int count, int dest) {
         if (acked(dest) < sent[dest]) {
             throw Errors.fail(SmiError.PENDING, "the previous message to process " + dest + " is not read yet");
         }
@@ -76,7 +103,14 @@ public final class Messages {
      */
     public void sendWait(int dest) {
         Errors.checkRank(dest, job.size(), "dest");
-        long want = sent[dest];
+        long want;
+        synchronized (sendLocks[dest]) {
+            want = sent[dest];
+        }
+        awaitRead(dest, want);
+    }
+
+    private void awaitRead(int dest, long want) {
         job.waker().await(Layout.CTRL_MSG_ACK + 8L * dest, v -> v >= want, dest);
     }
 
@@ -88,11 +122,15 @@ public final class Messages {
      * @param dest receiver
      */
     public void send(byte[] buf, int count, int dest) {
-        if (dest >= 0 && dest < job.size() && sent[dest] > 0) {
-            sendWait(dest);
+        checkCount(buf, count);
+        Errors.checkRank(dest, job.size(), "dest");
+        synchronized (sendLocks[dest]) {
+            if (sent[dest] > 0) {
+                awaitRead(dest, sent[dest]);
+            }
+            post(buf, count, dest);
+            awaitRead(dest, sent[dest]);
         }
-        isend(buf, count, dest);
-        sendWait(dest);
     }
 
     /**
@@ -107,6 +145,13 @@ public final class Messages {
     public void recv(byte[] buf, int count, int src) {
         checkCount(buf, count);
         Errors.checkRank(src, job.size(), "src");
+        synchronized (recvLocks[src]) {
+            take(buf, count, src);
+        }
+    }
+
+    /** Waits for {@code src}'s next message, copies it and acknowledges it; under {@code recvLocks[src]}. */
+    private void take(byte[] buf, int count, int src) {
         long slot = Layout.CTRL_MSG + (long) Layout.MSG_SLOT * src;
         long want = received[src] + 1;
         job.waker().await(slot + SEQ, v -> v >= want, src);
@@ -128,12 +173,16 @@ public final class Messages {
      * @param peer the other process
      */
     public void sendrecv(byte[] s, byte[] r, int count, int peer) {
+        checkCount(s, count);
         checkCount(r, count);
-        if (peer >= 0 && peer < job.size() && sent[peer] > 0) {
-            sendWait(peer);
+        Errors.checkRank(peer, job.size(), "peer");
+        synchronized (sendLocks[peer]) {
+            if (sent[peer] > 0) {
+                awaitRead(peer, sent[peer]);
+            }
+            post(s, count, peer);
+            recv(r, count, peer);
+            awaitRead(peer, sent[peer]);
         }
-        isend(s, count, peer);
-        recv(r, count, peer);
-        sendWait(peer);
     }
 }

@@ -33,6 +33,11 @@ import java.util.Set;
  *     the two released together by a local barrier; then both ranks meet at a barrier, rank 1
  *     finalizes, and rank 0 takes signals of rank 1 until the wait fails with {@code OTHER} (none
  *     left). Rank 0 counts each of the {@code 2 * rounds} signals it did not get as bad.</li>
+ * <li>{@code sendThreads} (2 ranks): rank 1 sends {@code rounds} messages ({@code SMI_Send}) to
+ *     rank 0 from each of two threads at once, its main thread and a signal callback, each message
+ *     its thread's tag, its number and their complement; then it finalizes. Rank 0 receives until
+ *     it has {@code 2 * rounds} or the receive fails with {@code OTHER} (none left), and counts as
+ *     bad every message missing, torn, or out of its thread's order.</li>
  * </ul>
  */
 public final class SyncStressRank {
@@ -43,7 +48,7 @@ public final class SyncStressRank {
 
     /**
      * @param args the mode ({@code pc}, {@code mutex}, {@code barrier}, {@code signal},
-     *     {@code signalThreads}) and the
+     *     {@code signalThreads}, {@code sendThreads}) and the
      *     number of rounds
      */
     public static void main(String[] args) {
@@ -58,6 +63,7 @@ public final class SyncStressRank {
                 case "barrier" -> barrier(smi, rounds);
                 case "signal" -> signal(smi, rounds);
                 case "signalThreads" -> signalThreads(smi, rounds);
+                case "sendThreads" -> sendThreads(smi, rounds);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             };
         } catch (RuntimeException | Error e) {
@@ -223,5 +229,56 @@ public final class SyncStressRank {
             }
         }
         return Math.abs(2L * rounds - got);
+    }
+
+    private static long sendThreads(Smi smi, int rounds) {
+        if (smi.procRank() == 1) {
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+            java.util.function.IntConsumer sender = tag -> {
+                byte[] msg = new byte[16];
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(msg);
+                for (int r = 0; r < rounds; r++) {
+                    if (r % 100 == 0) {
+                        try {
+                            together.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            throw new IllegalStateException("the other sender did not come", e);
+                        }
+                    }
+                    long word = ((long) tag << 32) | r;
+                    b.putLong(0, word).putLong(8, ~word);
+                    smi.send(msg, msg.length, 0);
+                }
+            };
+            io.softcmi.smi.SignalHandle h = smi.signalSetCallback(0, () -> sender.accept(2));
+            sender.accept(1);
+            smi.signalJoinCallback(h);
+            return 0;
+        }
+        if (smi.procRank() != 0) {
+            return 0;
+        }
+        smi.signalSend(1);
+        long[] next = new long[3];
+        long bad = 0;
+        long got = 0;
+        byte[] msg = new byte[16];
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(msg);
+        while (got < 2L * rounds) {
+            try {
+                smi.recv(msg, msg.length, 1);
+            } catch (io.softcmi.smi.SmiException e) {
+                break; // rank 1 finalized and none of its messages is left
+            }
+            got++;
+            long word = b.getLong(0);
+            int tag = (int) (word >>> 32);
+            if (b.getLong(8) != ~word || tag < 1 || tag > 2 || (word & 0xFFFF_FFFFL) != next[tag]) {
+                bad++;
+                continue;
+            }
+            next[tag]++;
+        }
+        return bad + (2L * rounds - got);
     }
 }

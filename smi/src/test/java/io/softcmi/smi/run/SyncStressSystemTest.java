@@ -26,7 +26,7 @@ class SyncStressSystemTest {
     @ParameterizedTest(name = "{0}, {1} ranks, {2} rounds, {3} waker")
     @CsvSource({"pc,2,2000,notify", "pc,2,2000,poll", "mutex,3,300,notify", "mutex,3,300,poll", "barrier,3,1000,notify",
         "barrier,4,600,poll", "signal,3,600,notify", "signal,3,600,poll", "signalThreads,2,2000,notify",
-        "signalThreads,2,2000,poll"})
+        "signalThreads,2,2000,poll", "sendThreads,2,1000,notify", "sendThreads,2,1000,poll"})
     void shouldKeepEveryRoundsDataConsistent(String mode, int np, int rounds, String waker) throws Exception {
         // Rank 0 on one daemon, the others on a second one.
         List<String> cmd = new ArrayList<>(List.of("-np", Integer.toString(np), "-nodes", "local:a"));
