@@ -110,6 +110,14 @@ public final class Messages {
         awaitRead(dest, want);
     }
 
+    /** Waits until {@code dest} read the previous message, then posts this one; under {@code sendLocks[dest]}. */
+    private void postAfterPrevious(byte[] buf, int count, int dest) {
+        if (sent[dest] > 0) {
+            awaitRead(dest, sent[dest]);
+        }
+        post(buf, count, dest);
+    }
+
     private void awaitRead(int dest, long want) {
         job.waker().await(Layout.CTRL_MSG_ACK + 8L * dest, v -> v >= want, dest);
     }
@@ -125,10 +133,7 @@ public final class Messages {
         checkCount(buf, count);
         Errors.checkRank(dest, job.size(), "dest");
         synchronized (sendLocks[dest]) {
-            if (sent[dest] > 0) {
-                awaitRead(dest, sent[dest]);
-            }
-            post(buf, count, dest);
+            postAfterPrevious(buf, count, dest);
             awaitRead(dest, sent[dest]);
         }
     }
@@ -177,10 +182,7 @@ public final class Messages {
         checkCount(r, count);
         Errors.checkRank(peer, job.size(), "peer");
         synchronized (sendLocks[peer]) {
-            if (sent[peer] > 0) {
-                awaitRead(peer, sent[peer]);
-            }
-            post(s, count, peer);
+            postAfterPrevious(s, count, peer);
             recv(r, count, peer);
             awaitRead(peer, sent[peer]);
         }
