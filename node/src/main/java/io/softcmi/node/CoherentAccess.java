@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
  * log them as written by the sender's cache), {@link DataProtocol#OP_ACQUIRE} (the ranges
  * others wrote since the sender's epoch), {@link DataProtocol#OP_FORGET} (a detached cache's
  * record goes), and the log entries of the uncached writes
- * ({@link DataProtocol#OP_PUT}, {@code CAS}). Called by the connection's {@link DataIoLoop} only.
+ * ({@link DataProtocol#OP_PUT}, {@code CAS}). DIFF, ACQUIRE and FORGET are admitted under their
+ * token ({@link HomeAccess#admit}) for the length of their call, so that {@code tok_del} waits for
+ * them. Called by the connection's {@link DataIoLoop} only.
  */
 final class CoherentAccess {
     /** Runs at most this far apart are logged as one written range. */
@@ -25,6 +27,11 @@ final class CoherentAccess {
     private final DataPathStats stats;
     /** Bytes the last successful diff wrote (read by the connection that owns this, on its thread). */
     private long lastDiffBytes;
+    /**
+     * The token admission ({@link AccessGate}) of the DIFF, ACQUIRE or FORGET being served: each
+     * is done within its call, and leaves before it returns (never waits on its client).
+     */
+    private final Admission admission = new Admission(() -> { });
 
     CoherentAccess(DataHandshake.DataClient client, HomeAccess access, DataPathStats stats) {
         this.clientNode = client.node();
@@ -96,6 +103,20 @@ final class CoherentAccess {
         if (runs == 0) {
             return DataProtocol.STATUS_OK;
         }
+        byte admitted = access.admitToken(admission, clientNode, segmentId, tokenId, secretHi, secretLo);
+        if (admitted != DataProtocol.STATUS_OK) {
+            stats.errors.increment();
+            return admitted;
+        }
+        try {
+            return admittedDiff(in, segmentId, tokenId, secretHi, secretLo, cacheId, first, end, lo, hi, runs);
+        } finally {
+            admission.leave(); // every run applied or refused, and logged
+        }
+    }
+
+    private byte admittedDiff(ByteBuffer in, long segmentId, long tokenId, long secretHi, long secretLo,
+            long cacheId, int first, int end, long lo, long hi, int runs) {
         // One check for the span when the token covers it (the common case); else run by run.
         boolean spanOk = access.check(clientNode, segmentId, tokenId, secretHi, secretLo, Access.WRITE, lo, hi - lo)
             == DataProtocol.STATUS_OK;
@@ -288,12 +309,17 @@ final class CoherentAccess {
      */
     byte forget(ByteBuffer in, int p) {
         long segmentId = in.getLong(p + 16);
-        byte status = access.checkToken(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40));
+        byte status = access.admitToken(admission, clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32),
+            in.getLong(p + 40));
         if (status != DataProtocol.STATUS_OK) {
             stats.errors.increment();
             return status;
         }
-        access.coherence().forget(segmentId, in.getLong(p + 64), clientNode, clientSession);
+        try {
+            access.coherence().forget(segmentId, in.getLong(p + 64), clientNode, clientSession);
+        } finally {
+            admission.leave();
+        }
         stats.request(DataProtocol.OP_FORGET, 0);
         return DataProtocol.STATUS_OK;
     }
@@ -301,7 +327,8 @@ final class CoherentAccess {
     /** Serves an ACQUIRE whose header is in {@code in} at {@code p}: writes the whole reply into {@code out}. */
     void acquire(ByteBuffer in, int p, long requestId, ByteBuffer out) {
         long segmentId = in.getLong(p + 16);
-        byte status = access.checkToken(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40));
+        byte status = access.admitToken(admission, clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32),
+            in.getLong(p + 40));
         int at = out.position();
         if (status != DataProtocol.STATUS_OK) {
             stats.errors.increment();
@@ -310,8 +337,13 @@ final class CoherentAccess {
             return;
         }
         out.position(at + DataProtocol.REPLY_HEADER);
-        long epoch = access.coherence().changes(segmentId, access.size(segmentId), in.getLong(p + 56), in.getLong(p + 64),
-            out, DataProtocol.MAX_ACQUIRE_RANGES);
+        long epoch;
+        try {
+            epoch = access.coherence().changes(segmentId, access.size(segmentId), in.getLong(p + 56), in.getLong(p + 64),
+                out, DataProtocol.MAX_ACQUIRE_RANGES);
+        } finally {
+            admission.leave();
+        }
         forgetIfReclaimed(segmentId);
         int payload = out.position() - at - DataProtocol.REPLY_HEADER;
         stats.acquireRanges.add(payload / 16);

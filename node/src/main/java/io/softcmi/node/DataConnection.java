@@ -37,8 +37,10 @@ import java.nio.channels.SocketChannel;
  * buffers (no zero-copy), decrypted bytes it holds are served before the loop waits again
  * ({@link #hasBufferedInput()}), and encrypted bytes it could not send yet keep the connection
  * waiting for the socket to become writable.
+ * <p>A request that passes its token check is admitted under its token until done ({@link Admission},
+ * {@link AccessGate}); {@code tok_del} may cut the connection ({@link #cut()}).
  */
-final class DataConnection implements RecentConnections.Member {
+final class DataConnection implements RecentConnections.Member, AccessGate.Holder {
     /** Input buffer: many small requests, or the start of a bulk store. */
     static final int IN_CAPACITY = 64 * 1024;
     /** Input buffer after a DIFF larger than {@link #IN_CAPACITY}: one whole frame and the next one's start per read. */
@@ -101,6 +103,10 @@ final class DataConnection implements RecentConnections.Member {
     private int endsSeen = -1;
     /** The {@link RecentConnections} window in which this connection was last counted. */
     private long trafficWindow = -1;
+    /** The token admission of the request being served ({@link AccessGate}). */
+    private final Admission admission = new Admission(this);
+    /** A revocation gave up waiting for this connection's request ({@link #cut()}): close it. */
+    private volatile boolean cut;
 
     DataConnection(SocketChannel channel, TlsChannel tls, DataHandshake.DataClient client, HomeAccess access,
             DataPathStats stats, ArrivalCore arrival) {
@@ -140,10 +146,11 @@ final class DataConnection implements RecentConnections.Member {
         this.resumeTask = resume;
     }
 
-    /** @return whether another loop may take it over now: not held (the resume task names this loop), no reply waiting, no TLS input */
+    /** @return whether another loop may take it over now: not held nor streaming an admitted store (the resume task,
+     *  which {@link #cut()} uses too, names this loop), no reply waiting, no TLS input */
     boolean movable() {
-        return !held && !closeAfterFlush && key != null && key.isValid() && key.interestOps() == SelectionKey.OP_READ
-            && (tls == null || !tls.hasBufferedInput());
+        return !held && !admission.admitted() && !closeAfterFlush && key != null && key.isValid()
+            && key.interestOps() == SelectionKey.OP_READ && (tls == null || !tls.hasBufferedInput());
     }
 
     /**
@@ -196,6 +203,9 @@ final class DataConnection implements RecentConnections.Member {
      * @return false when the connection is to be closed
      */
     boolean service() throws IOException {
+        if (cut) {
+            return false; // a revocation waited its bound for this connection's request
+        }
         EndedWriters ended = access.endedWriters();
         int ends = ended.changes();
         if (ends != endsSeen) {
@@ -212,6 +222,7 @@ final class DataConnection implements RecentConnections.Member {
                     key.interestOps(SelectionKey.OP_WRITE);
                     return true;
                 }
+                admission.leaveUnless(bulkIn.active()); // a large read's payload is out (or nothing was admitted)
                 if (closeAfterFlush) {
                     return false;
                 }
@@ -253,6 +264,7 @@ final class DataConnection implements RecentConnections.Member {
                 key.interestOps(SelectionKey.OP_WRITE);
                 return true;
             }
+            admission.leaveUnless(bulkIn.active());
             if (closeAfterFlush) {
                 return false;
             }
@@ -290,6 +302,7 @@ final class DataConnection implements RecentConnections.Member {
             if (done > 0) {
                 coherent.bulkPutEnded(bulkIn.segment(), bulkIn.offset(), bulkIn.length());
                 access.writes().finished(this, bulkIn.segment(), bulkIn.offset() + bulkIn.length());
+                admission.leave(); // its last byte landed and is logged
                 reply(DataProtocol.STATUS_OK, bulkIn.request(), 0);
             }
             return done >= 0;
@@ -354,6 +367,11 @@ final class DataConnection implements RecentConnections.Member {
                 } else {
                     malformed(requestId);
                 }
+                if (bulkIn.active() || out.bulkPending()) {
+                    admission.holdOnClient(); // admitted until its last byte is in or out
+                } else {
+                    admission.leave(); // done: applied, copied out or refused, its notice queued
+                }
                 if (held) {
                     in.position(p); // served again, from its header, when the creator caught up
                     break;
@@ -369,6 +387,7 @@ final class DataConnection implements RecentConnections.Member {
                 served++;
             }
         } catch (WireFormatException e) {
+            admission.leave();
             malformed(0);
             keep = false;
         }
@@ -399,8 +418,8 @@ final class DataConnection implements RecentConnections.Member {
             malformed(requestId);
             return;
         }
-        byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
-            Access.WRITE, offset, payload);
+        byte status = access.admit(admission, clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32),
+            in.getLong(p + 40), Access.WRITE, offset, payload);
         int start = p + DataProtocol.REQUEST_HEADER;
         int here = Math.min(payload, in.limit() - start);
         in.position(start + here);
@@ -468,8 +487,8 @@ final class DataConnection implements RecentConnections.Member {
             return;
         }
         long length = read ? a : 8; // CAS and NOTIFY: checked as one 8-byte word
-        byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
-            HomeAccess.accessOf(op), offset, length);
+        byte status = access.admit(admission, clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32),
+            in.getLong(p + 40), HomeAccess.accessOf(op), offset, length);
         if (status != DataProtocol.STATUS_OK) {
             stats.errors.increment();
             reply(status, requestId, 0);
@@ -557,8 +576,18 @@ final class DataConnection implements RecentConnections.Member {
         out.reply(status, requestId, value);
     }
 
+    /** A revocation waited its bound for this connection's streamed store or large read: its loop closes it (any thread). */
+    @Override
+    public void cut() {
+        if (!cut && resumeTask != null) {
+            cut = true;
+            resumeTask.run(); // hands it to its loop, whose service() then closes it
+        }
+    }
+
     /** Closes the socket. */
     void close() {
+        admission.leave(); // a store or read cut short ends here: nothing more of it lands or leaves
         access.writes().connectionClosed(this);
         try {
             io.close();

@@ -12,8 +12,10 @@ import java.util.Arrays;
 /**
  * The home's side of one remote access ({@code cmi(7)} "CMI Access Control", "Segment
  * Lifetime"): finds the exported segment, checks the token, the rights, the range and the break,
- * and gives the data path the slice of the daemon's mapping to read or write. Stateless apart
- * from the node's concurrent tables; called by the I/O loops without any lock.
+ * and gives the data path the slice of the daemon's mapping to read or write. A request that
+ * passes is admitted under its token ({@link #admit}, {@link AccessGate}), so that
+ * {@code tok_del} can wait for it. Stateless apart from the node's concurrent tables; called by
+ * the I/O loops without any lock.
  */
 final class HomeAccess {
     private static final VarHandle ATOMIC_LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -37,7 +39,8 @@ final class HomeAccess {
     }
 
     /**
-     * Checks one access.
+     * Checks one access, without admitting it: for a further check of a request already
+     * admitted ({@link #admit}), or a look that touches nothing.
      *
      * @param clientNode the node the connection's ticket proved
      * @param segmentId home segment id
@@ -51,6 +54,19 @@ final class HomeAccess {
      */
     byte check(byte[] clientNode, long segmentId, long tokenId, long secretHi, long secretLo, Access access, long offset,
             long length) {
+        return admit(null, clientNode, segmentId, tokenId, secretHi, secretLo, access, offset, length);
+    }
+
+    /**
+     * Checks one access and, if it passes, admits it under its token ({@link AccessGate}): until
+     * the request is done ({@link Admission#leave()}) a revocation of the token waits for it.
+     *
+     * @param admission the connection's slot, entered when the check passes (null: check only)
+     * @return {@link DataProtocol#STATUS_OK} (admitted) or the error status to answer (not admitted)
+     * @see #check
+     */
+    byte admit(Admission admission, byte[] clientNode, long segmentId, long tokenId, long secretHi, long secretLo,
+            Access access, long offset, long length) {
         RemoteTarget target = state.targets.get(segmentId);
         if (target == null) {
             return AccessStatus.toWire(CmiAccessError.SINVAL);
@@ -76,22 +92,27 @@ final class HomeAccess {
         if (flux.length != 0 && FluxRanges.touches(flux, offset, length)) {
             return AccessStatus.toWire(CmiAccessError.CONSIST);
         }
+        if (admission != null && !admission.enter(t.gate)) {
+            return AccessStatus.toWire(CmiAccessError.TOKEN); // revoked since the look-up
+        }
         return DataProtocol.STATUS_OK;
     }
 
     /**
-     * Checks only that a token is valid for a segment (an ACQUIRE needs no particular right).
+     * Checks only that a token is valid for a segment (an ACQUIRE or a FORGET needs no particular
+     * right), and admits the request under it ({@link #admit}).
      *
-     * @return {@link DataProtocol#STATUS_OK} or the error status to answer
+     * @param admission the connection's slot, entered when the check passes
+     * @return {@link DataProtocol#STATUS_OK} (admitted) or the error status to answer
      */
-    byte checkToken(byte[] clientNode, long segmentId, long tokenId, long secretHi, long secretLo) {
+    byte admitToken(Admission admission, byte[] clientNode, long segmentId, long tokenId, long secretHi, long secretLo) {
         RemoteTarget target = state.targets.get(segmentId);
         if (target == null) {
             return AccessStatus.toWire(CmiAccessError.SINVAL);
         }
         HomeToken t = state.tokens.get(tokenId);
         if (target.marked || t == null || t.segmentId() != segmentId || !t.secretMatches(secretHi, secretLo)
-                || t.node() != null && !Arrays.equals(t.node(), clientNode)) {
+                || t.node() != null && !Arrays.equals(t.node(), clientNode) || !admission.enter(t.gate)) {
             return AccessStatus.toWire(CmiAccessError.TOKEN);
         }
         return DataProtocol.STATUS_OK;

@@ -26,6 +26,7 @@ public final class NodeConfig {
     private long ticketLifetimeMs = 24L * 3600 * 1000;
     private long suspectAfterMs = 1000;
     private long deadAfterMs = 5000;
+    private long revokeDrainMs = 2000;
     private volatile int boundListenPort = -1;
     private String group;
     private java.nio.file.attribute.GroupPrincipal groupPrincipal;
@@ -61,6 +62,13 @@ public final class NodeConfig {
     /** @param ms heartbeat silence after which a peer node is declared dead ({@code --dead-after MS}; default 5000) @return this */
     public NodeConfig deadAfterMs(long ms) { this.deadAfterMs = ms; return this; }
     /**
+     * @param ms how long {@code tok_del} waits for the requests admitted under the token before
+     *     it cuts the connections whose streamed store or large read waits on a client, and how
+     *     long it then waits for them to close ({@link AccessGate#drain}; default 2000)
+     * @return this
+     */
+    public NodeConfig revokeDrainMs(long ms) { this.revokeDrainMs = ms; return this; }
+    /**
      * @param host host other nodes reach this one at ({@code --advertise HOST[:PORT]}): a name
      *     (resolved once, at start) or an address; null = the listen host, or an interface
      *     address when that is a wildcard
@@ -89,6 +97,7 @@ public final class NodeConfig {
     /** @return node ticket lifetime in milliseconds */ public long ticketLifetimeMs() { return ticketLifetimeMs; }
     /** @return heartbeat silence (ms) after which a peer is suspected */ public long suspectAfterMs() { return suspectAfterMs; }
     /** @return heartbeat silence (ms) after which a peer is declared dead */ public long deadAfterMs() { return deadAfterMs; }
+    /** @return the bound (ms) of each of {@code tok_del}'s two waits for admitted requests */ public long revokeDrainMs() { return revokeDrainMs; }
     /** @param port the port the listener got (set once the node listens) */ void boundListenPort(int port) { this.boundListenPort = port; }
     /** @return the port the listener got, or the configured one before it listens */ public int boundListenPort() { return boundListenPort < 0 ? listenPort : boundListenPort; }
     /** @param allow serve process-service and registry requests of peer daemons ({@code --peer-processes yes}; default no) @return this */
@@ -147,6 +156,9 @@ public final class NodeConfig {
         if (suspectAfterMs < 40 || deadAfterMs < suspectAfterMs) {
             throw new IllegalArgumentException("need 40 <= --suspect-after <= --dead-after (ms): " + suspectAfterMs + ", "
                 + deadAfterMs);
+        }
+        if (revokeDrainMs < 1 || revokeDrainMs > 600_000) {
+            throw new IllegalArgumentException("revoke drain must be within [1, 600000] ms: " + revokeDrainMs);
         }
         if (ticketLifetimeMs < 1000) {
             throw new IllegalArgumentException("ticket lifetime must be at least one second: " + ticketLifetimeMs + " ms");

@@ -17,6 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * state and every request runs under it, start to end; loads and stores of local segments never
  * come here (they go to the mapping). Notices to processes are queued to each session's
  * {@link SessionWriter} and never block the engine (only the shutdown notice is written at once).
+ * {@code tok_del} revokes under the lock and waits for the remote requests admitted under the
+ * token before it ({@link AccessGate}) after releasing it.
  */
 public final class NodeEngine {
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
@@ -244,12 +246,16 @@ public final class NodeEngine {
                 return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
             }
         }
+        AccessGate revoked;
         lock.lock();
         try {
             if (!state.sessions.containsKey(s.id)) {
                 throw new NodeException(CmiError.INIT, "session has ended");
             }
-            return dispatch(s, request);
+            if (!(request instanceof ControlMessage.TokDel r)) {
+                return dispatch(s, request);
+            }
+            revoked = tokens.tokDel(s, r);
         } catch (NodeException e) {
             return new ControlMessage.ErrorReply(e.error().ordinal(), e.getMessage());
         } catch (RuntimeException e) {
@@ -258,6 +264,8 @@ public final class NodeEngine {
         } finally {
             lock.unlock();
         }
+        // tok_del replies once the requests admitted under the token are done; waits without the lock.
+        return tokens.drained(revoked);
     }
 
     /**
@@ -281,7 +289,6 @@ public final class NodeEngine {
             case ControlMessage.SegRemove r -> state.proxies.containsKey(r.segId())
                 ? imports.remove(s, state.proxies.get(r.segId())) : segments.remove(s, r);
             case ControlMessage.TokNew r -> tokens.tokNew(s, r);
-            case ControlMessage.TokDel r -> tokens.tokDel(s, r);
             case ControlMessage.SegSetToken r -> imports.setToken(s, r);
             case ControlMessage.TlsTrustRequest r -> new ControlMessage.BytesValue(
                 state.tls == null ? new byte[0] : state.tls.trust());

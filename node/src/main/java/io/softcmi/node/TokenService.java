@@ -12,9 +12,12 @@ import java.util.Arrays;
 /**
  * Access tokens at the home node (cmi(7) "CMI Access Control"): {@code tok_new},
  * {@code tok_newva}, {@code tok_del}. Only the segment's creator makes and revokes them; the
- * data path checks them on every remote access. Called under the engine's lock.
+ * data path checks them on every remote access and admits each request that passes under its
+ * token ({@link AccessGate}). Called under the engine's lock, except {@link #drained}, the wait
+ * of {@code tok_del} for the requests admitted before it.
  */
 final class TokenService {
+    private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private static final int ALL_ACCESS = (1 << Access.values().length) - 1;
     private final NodeState state;
 
@@ -69,7 +72,16 @@ final class TokenService {
         return new ControlMessage.BytesValue(new TokenImpl(state.address.nodeId(), seg.id, id, bound, secret).toBytes());
     }
 
-    ControlMessage tokDel(Session s, ControlMessage.TokDel r) {
+    /**
+     * {@code tok_del}, its first half (under the engine's lock): checks the caller, closes the
+     * token's gate (every later request under it is refused with {@code TOKEN}) and removes it.
+     * The reply waits for {@link #drained}.
+     *
+     * @return the revoked token's gate, to wait on outside the lock
+     * @throws NodeException INVAL if it is no token of this node (or already revoked), PERM if
+     *         the caller did not make it
+     */
+    AccessGate tokDel(Session s, ControlMessage.TokDel r) {
         TokenImpl token;
         try {
             token = (TokenImpl) HandleCodec.token(r.token());
@@ -84,7 +96,34 @@ final class TokenService {
         if (t.creatorSession() != s.id) {
             throw NodeException.perm("only the process that made a token may revoke it");
         }
+        t.gate.close(); // first: a request that finds it in the map is refused from now on
         state.tokens.remove(t.id());
+        return t.gate;
+    }
+
+    /**
+     * {@code tok_del}, its second half (without the engine's lock, so that other control calls
+     * go on meanwhile): waits until every request admitted under the token is done (its bytes
+     * landed or copied out, its notice queued), at most {@link NodeConfig#revokeDrainMs}; then
+     * cuts the data connections whose streamed store or large read still waits on its client,
+     * and waits as long again for them to close.
+     *
+     * @param gate the revoked token's gate
+     * @return OK once nothing admitted under it is in flight; INVAL if requests were still in
+     *         flight after both waits (the token is revoked either way)
+     */
+    ControlMessage drained(AccessGate gate) {
+        long bound = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(state.config.revokeDrainMs());
+        int cut = gate.drain(bound);
+        if (cut > 0) {
+            LOG.log(System.Logger.Level.INFO, "tok_del: cut {0} data connection(s) whose request under the token "
+                + "waited on its client for more than {1} ms", cut, state.config.revokeDrainMs());
+        } else if (cut < 0) {
+            LOG.log(System.Logger.Level.WARNING, "tok_del: {0} request(s) under the token still in flight after {1} ms",
+                gate.inFlight(), 2 * state.config.revokeDrainMs());
+            return new ControlMessage.ErrorReply(CmiError.INVAL.ordinal(), "token revoked, but " + gate.inFlight()
+                + " request(s) admitted under it were still in flight after " + 2 * state.config.revokeDrainMs() + " ms");
+        }
         return new ControlMessage.Ok();
     }
 }
