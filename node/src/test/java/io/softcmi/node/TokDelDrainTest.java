@@ -153,15 +153,20 @@ class TokDelDrainTest {
         for (int i = 0; i < 4; i++) {
             writeAll(c, request(DataProtocol.OP_GET, 1 + i, 0, length, 0, 0).flip());
         }
-        Thread.sleep(300); // the loop serves the first read and waits for the socket
+        // The first bytes of the first reply: the loop admitted that read and now waits for the socket.
+        ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
+        long received = 0;
+        for (long until = System.nanoTime() + 10_000_000_000L; received == 0; Thread.onSpinWait()) {
+            int n = c.read(sink.clear());
+            assertTrue(n >= 0 && System.nanoTime() - until < 0, "no reply in 10 s");
+            received += n;
+        }
         long start = System.nanoTime();
         assertOk(home.tokDel());
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         // The creator writes the segment after the revocation: none of it may reach the revoked reader.
         home.data.asSlice(0, length).fill(MARK);
-        long received = 0;
         long markedBytes = 0;
-        ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
         long deadline = System.nanoTime() + 20_000_000_000L;
         try {
             for (int n; markedBytes == 0 && (n = c.read(sink.clear())) >= 0; ) {
