@@ -29,10 +29,44 @@ final class SendWindow {
     /** Largest number of outstanding messages ({@code vmmc.sendWindow}). */
     static final int SIZE = Math.max(0, Integer.getInteger("vmmc.sendWindow", DEFAULT_SIZE));
 
+    /**
+     * The path of one frame of a message, for the order between the home path and the route
+     * (docs/vmmc.md, "Order across the two paths"). A route acknowledges a frame once it has
+     * stored it and handed its notification to the receiver's inbox, which delivers in the order
+     * handed in; the home acknowledges once it has stored it and queued its notice for the
+     * receiver, which reads it later. So a route frame waits for the unanswered home frames
+     * (their words must have landed first), a home store for the route's stores (the same), and
+     * a home notice for every route frame (their notices must be handed in first). A home notice
+     * followed by a route frame is ordered by the data only, not by the notices: that is why an
+     * import with a route sends every notice through the route ({@code Transfer#send}).
+     */
+    enum Path {
+        /** A store alone through the home. */
+        HOME_STORE,
+        /** A store and its notification through the home (an import without a route). */
+        HOME_NOTICE,
+        /** A store, with or without its notification, through the route. */
+        ROUTE,
+        /** A notification alone through the route, after its message's store through the home was answered. */
+        ROUTE_NOTICE;
+
+        /** @return whether a frame on this path must wait for the unanswered frames on {@code earlier} */
+        boolean waitsFor(Path earlier) {
+            return switch (this) {
+                case ROUTE, ROUTE_NOTICE -> earlier == HOME_STORE || earlier == HOME_NOTICE;
+                case HOME_STORE -> earlier == ROUTE;
+                case HOME_NOTICE -> earlier == ROUTE || earlier == ROUTE_NOTICE;
+            };
+        }
+    }
+
+    private record Entry(PendingPut put, Path path) {
+    }
+
     private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<PendingPut> pending = new ArrayDeque<>();
-    /** Per sending thread: whether its last message went straight to its exporter (a route) rather than through the home. */
-    private final ThreadLocal<boolean[]> lastDirect = ThreadLocal.withInitial(() -> new boolean[1]);
+    private final ArrayDeque<Entry> pending = new ArrayDeque<>();
+    /** Unanswered frames per {@link Path} (guarded by {@link #lock}). */
+    private final int[] onPath = new int[Path.values().length];
 
     /** @return whether SendData is pipelined at all */
     static boolean enabled() {
@@ -48,7 +82,7 @@ final class SendWindow {
     void beforeSend() {
         lock.lock();
         try {
-            while (!pending.isEmpty() && (pending.peekFirst().done() || pending.size() >= SIZE)) {
+            while (!pending.isEmpty() && (pending.peekFirst().put().done() || pending.size() >= SIZE)) {
                 settle(pending.pollFirst());
             }
         } finally {
@@ -57,27 +91,34 @@ final class SendWindow {
     }
 
     /**
-     * Before a message on the direct path ({@code direct}) or the home's: if the calling thread's
-     * previous message took the other path, waits for every outstanding message first (a
-     * refusal among them is thrown), so the thread's messages stay in order across the change
-     * (the order VMMC keeps is per sending thread).
+     * Before a frame on {@code path}: if an unanswered frame of the process (any thread's) is on
+     * a path this one must wait for ({@link Path#waitsFor}), waits for every unanswered frame
+     * first (a refusal among them is thrown). The process's messages so keep their order across
+     * a change of path, whichever of its threads sent them.
      *
-     * @param direct whether this message goes straight to its exporter
+     * @param path the path of the frame about to be sent
      * @throws VmmcException BAD_IBUF_STATE if an earlier message was refused
      */
-    void onPath(boolean direct) {
-        boolean[] last = lastDirect.get();
-        if (direct != last[0]) {
-            drainOrThrow();
-            last[0] = direct;
+    void onPath(Path path) {
+        lock.lock();
+        try {
+            for (Path earlier : Path.values()) {
+                if (onPath[earlier.ordinal()] > 0 && path.waitsFor(earlier)) {
+                    drainOrThrow();
+                    return;
+                }
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** Adds a message just sent. */
-    void add(PendingPut p) {
+    /** Adds a frame just sent on {@code path}. */
+    void add(PendingPut p, Path path) {
         lock.lock();
         try {
-            pending.addLast(p);
+            pending.addLast(new Entry(p, path));
+            onPath[path.ordinal()]++;
         } finally {
             lock.unlock();
         }
@@ -113,9 +154,10 @@ final class SendWindow {
         }
     }
 
-    private void settle(PendingPut p) {
+    private void settle(Entry entry) { // under lock
+        onPath[entry.path.ordinal()]--;
         try {
-            p.await();
+            entry.put.await();
         } catch (RuntimeException e) {
             throw Vmmc.fromCmi(e, "an earlier SendData");
         }

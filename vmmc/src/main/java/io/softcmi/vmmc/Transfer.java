@@ -4,6 +4,7 @@ import io.softcmi.cmi.notify.DirectRoute;
 import io.softcmi.cmi.notify.Notifications;
 import io.softcmi.cmi.notify.PendingPut;
 import java.lang.foreign.MemorySegment;
+import java.util.function.Supplier;
 
 /** One checked SendData/GetData: the import, the byte offset in its segment and the local memory. */
 record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, long nwords) {
@@ -73,6 +74,14 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
      * return once both are written to the network (the manual: SendData and SendDataNotify return
      * after the message is transferred to the network); otherwise the earlier pipelined sends are
      * waited for first, then this one.
+     *
+     * <p>The path (docs/vmmc.md, "Order across the two paths"): an import with a route sends a
+     * message of at most {@link #DIRECT_MAX_BYTES} through the route; a larger one stores its
+     * words through the home (which streams them better, measured: benchmarks.md, "VMMC direct
+     * delivery") and, if the receiver needs a notice (a notification, or a buffer that does not
+     * receive in place), sends that notice through the route once the home has answered the
+     * store. So every notice of an import with a route goes through the route, in order; an
+     * import without one sends everything through the home.
      */
     void send(boolean notify, Mode mode) {
         try {
@@ -83,30 +92,24 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
             // no handler to run; a later notification on this import still comes after it).
             boolean storeOnly = !notify && imp.inPlace;
             SendWindow w = vmmc.window;
-            // Straight to the exporting process where it serves an inlet and the message is at
-            // most vmmc.directMaxBytes, else through the home (larger messages stream better
-            // there, measured: benchmarks.md, "VMMC direct delivery"). The two paths are not
-            // ordered with each other: the window is drained when a thread's messages change path
-            // (SendWindow#onPath).
-            DirectRoute route = src.byteSize() <= DIRECT_MAX_BYTES ? imp.route : null;
-            w.onPath(route != null);
-            if (mode != Mode.SYNCHRONOUS && SendWindow.enabled()) {
-                if (mode == Mode.PIPELINED) {
-                    w.beforeSend();
-                } else {
-                    w.drainOrThrow();
-                }
-                w.add(start(route, src, value, storeOnly));
+            boolean pipelined = mode != Mode.SYNCHRONOUS && SendWindow.enabled();
+            if (mode == Mode.PIPELINED && pipelined) {
+                w.beforeSend();
+            } else {
+                w.drainOrThrow();
+            }
+            DirectRoute route = imp.route;
+            if (route != null && src.byteSize() <= DIRECT_MAX_BYTES) {
+                frame(SendWindow.Path.ROUTE, pipelined,
+                    () -> storeOnly ? route.put(offset, src) : route.putAndNotify(offset, src, 0, value));
                 return;
             }
-            w.drainOrThrow();
-            if (route != null) {
-                start(route, src, value, storeOnly).await();
-            } else if (storeOnly) {
-                // One round trip to a remote home for a message of up to 1 MiB.
-                imp.mapping.put(offset, src);
-            } else {
-                Notifications.putAndNotify(imp.mapping, offset, src, 0, value);
+            homeStore(src, value, pipelined, storeOnly || route != null);
+            if (route != null && !storeOnly) {
+                // The notice after the store is answered (onPath waits for it): it must not reach
+                // the receiver before the words are in the segment, nor before the notices of
+                // the earlier messages, which went through the route too.
+                frame(SendWindow.Path.ROUTE_NOTICE, pipelined, () -> route.putAndNotify(offset, src.asSlice(0, 0), 0, value));
             }
         } catch (RuntimeException e) {
             if (e instanceof VmmcException v) {
@@ -116,13 +119,32 @@ record Transfer(Vmmc vmmc, ImportHandle imp, long offset, MemorySegment local, l
         }
     }
 
-    /** Starts the message on its path: the route to the exporter, or the home. */
-    private PendingPut start(DirectRoute route, MemorySegment src, long value, boolean storeOnly) {
-        if (route != null) {
-            return storeOnly ? route.put(offset, src) : route.putAndNotify(offset, src, 0, value);
+    /** The words through the home: the store alone ({@code storeOnly}), else the store and its notice. */
+    private void homeStore(MemorySegment src, long value, boolean pipelined, boolean storeOnly) {
+        SendWindow.Path path = storeOnly ? SendWindow.Path.HOME_STORE : SendWindow.Path.HOME_NOTICE;
+        if (pipelined) {
+            frame(path, true, () -> storeOnly ? Notifications.putPipelined(imp.mapping, offset, src)
+                : Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value));
+        } else {
+            vmmc.window.onPath(path);
+            if (storeOnly) {
+                imp.mapping.put(offset, src); // one round trip to a remote home for up to 1 MiB
+            } else {
+                Notifications.putAndNotify(imp.mapping, offset, src, 0, value);
+            }
         }
-        return storeOnly ? Notifications.putPipelined(imp.mapping, offset, src)
-            : Notifications.putAndNotifyPipelined(imp.mapping, offset, src, 0, value);
+    }
+
+    /** Sends one frame on {@code path} once the frames it must follow are answered; pipelined, or awaited. */
+    private void frame(SendWindow.Path path, boolean pipelined, Supplier<PendingPut> start) {
+        SendWindow w = vmmc.window;
+        w.onPath(path);
+        PendingPut p = start.get();
+        if (pipelined) {
+            w.add(p, path);
+        } else {
+            p.await();
+        }
     }
 
     /** Fetches the words (after the pipelined sends are answered). */

@@ -12,7 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@link SendWindow} with scripted outcomes: bounded, refusals reported once and in order. */
+/**
+ * {@link SendWindow} with scripted outcomes: bounded, refusals reported once and in order, and a
+ * frame waits for the unanswered frames of the other path whose order it needs.
+ */
 class SendWindowTest {
     /** A pending put whose outcome the test sets. */
     private static final class Scripted implements PendingPut {
@@ -57,7 +60,7 @@ class SendWindowTest {
             w.beforeSend();
             Scripted p = new Scripted(false, null);
             sent.add(p);
-            w.add(p);
+            w.add(p, SendWindow.Path.HOME_NOTICE);
         }
         for (int i = 0; i < 3; i++) {
             assertEquals(1, sent.get(i).awaited, "message " + i + " was waited for to make room");
@@ -70,10 +73,10 @@ class SendWindowTest {
     @Test
     void shouldReportAnAnsweredRefusalAtTheNextSendOnce() {
         SendWindow w = new SendWindow();
-        w.add(new Scripted(true, null));
-        w.add(new Scripted(true, refused()));
+        w.add(new Scripted(true, null), SendWindow.Path.HOME_NOTICE);
+        w.add(new Scripted(true, refused()), SendWindow.Path.HOME_NOTICE);
         Scripted later = new Scripted(false, null);
-        w.add(later);
+        w.add(later, SendWindow.Path.HOME_NOTICE);
         VmmcException e = assertThrows(VmmcException.class, w::beforeSend);
         assertEquals(VmmcResult.BAD_IBUF_STATE, e.result());
         w.beforeSend(); // reported once; the unanswered one stays
@@ -87,12 +90,54 @@ class SendWindowTest {
         Scripted a = new Scripted(false, refused());
         Scripted b = new Scripted(false, new CmiAccessException(CmiAccessError.TRANSIENT, 1, 0));
         Scripted c = new Scripted(false, null);
-        w.add(a);
-        w.add(b);
-        w.add(c);
+        w.add(a, SendWindow.Path.HOME_NOTICE);
+        w.add(b, SendWindow.Path.HOME_NOTICE);
+        w.add(c, SendWindow.Path.HOME_NOTICE);
         VmmcException e = w.drain();
         assertTrue(e.getMessage().contains("TOKEN"), e.getMessage());
         assertEquals(1, c.awaited, "drain waits for every message");
         assertNull(w.drain(), "empty afterwards");
+    }
+
+    @Test
+    void shouldWaitForTheHomesFramesBeforeARouteFrame() {
+        for (SendWindow.Path next : List.of(SendWindow.Path.ROUTE, SendWindow.Path.ROUTE_NOTICE)) {
+            for (SendWindow.Path home : List.of(SendWindow.Path.HOME_STORE, SendWindow.Path.HOME_NOTICE)) {
+                SendWindow w = new SendWindow();
+                Scripted a = new Scripted(false, null);
+                w.add(a, home);
+                w.onPath(SendWindow.Path.HOME_STORE);
+                w.onPath(SendWindow.Path.HOME_NOTICE);
+                assertEquals(0, a.awaited, "the home's own frames keep their order");
+                w.onPath(next);
+                assertEquals(1, a.awaited, next + " after " + home + " waits for it");
+            }
+        }
+    }
+
+    @Test
+    void shouldWaitForTheRoutesStoresBeforeAHomeStoreAndForEveryRouteFrameBeforeAHomeNotice() {
+        SendWindow w = new SendWindow();
+        Scripted notice = new Scripted(false, null);
+        w.add(notice, SendWindow.Path.ROUTE_NOTICE);
+        w.onPath(SendWindow.Path.ROUTE);
+        w.onPath(SendWindow.Path.HOME_STORE);
+        assertEquals(0, notice.awaited, "a home store need not wait for a notice alone");
+        w.onPath(SendWindow.Path.HOME_NOTICE);
+        assertEquals(1, notice.awaited, "a home notice waits for the route's notices");
+        Scripted store = new Scripted(false, null);
+        w.add(store, SendWindow.Path.ROUTE);
+        w.onPath(SendWindow.Path.HOME_STORE);
+        assertEquals(1, store.awaited, "a home store waits for the route's stores");
+    }
+
+    @Test
+    void shouldThrowARefusalMetOnAChangeOfPath() {
+        SendWindow w = new SendWindow();
+        w.add(new Scripted(false, refused()), SendWindow.Path.HOME_STORE);
+        VmmcException e = assertThrows(VmmcException.class, () -> w.onPath(SendWindow.Path.ROUTE_NOTICE));
+        assertEquals(VmmcResult.BAD_IBUF_STATE, e.result());
+        w.onPath(SendWindow.Path.ROUTE); // answered and reported: nothing left to wait for
+        assertNull(w.drain());
     }
 }
