@@ -3,6 +3,7 @@ package io.softcmi.benchmarks.cluster;
 import io.softcmi.vmmc.samples.BidirBandwidth;
 import io.softcmi.vmmc.samples.Latency;
 import io.softcmi.vmmc.samples.OnewayBandwidth;
+import io.softcmi.vmmc.samples.PPBandwidth;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -47,7 +48,13 @@ import java.util.concurrent.TimeUnit;
  * JVM options to the latency sample's master, such as {@code -XX:AOTCache=FILE} (docs/vmmc.md,
  * "Warm-up"), which it passes on to the peer it spawns. {@code -Dbench.fromWords} and
  * {@code -Dbench.toWords} (default 1 and 262144, in 4-byte words) bound both sweeps, to profile
- * one size.
+ * one size. With {@code -Dbench.pingpong=N} the {@code PPBandwidth} sample runs the same sizes
+ * too, N round trips per size (no raw baseline), once as the manual's (a SendDataNotify each
+ * way) and once with each message sent as its words and a one-word flag after them
+ * ({@code -Dvmmc.bandwidth.flag=true}). {@code -Dvmmc.samples.copiedBuffers=true}
+ * (passed on to the samples, as every {@code vmmc.*} property) makes the samples' receive buffers
+ * ordinary memory, which the receiver copies every message into, instead of
+ * {@code Vmmc.allocate}'s, which receives in place.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar \
@@ -178,6 +185,9 @@ public final class VmmcBenchmark {
             }
             System.out.print(out);
             out.setLength(0);
+            if (PINGPONG_ROUND_TRIPS > 0) {
+                pingPong(out, env, fromWords, toWords);
+            }
             String png = System.getProperty("bench.png");
             if (png != null) {
                 LogLogPlot.draw(List.of(
@@ -203,6 +213,42 @@ public final class VmmcBenchmark {
                 files.sorted((x, y) -> y.compareTo(x)).forEach(f -> f.toFile().delete());
             }
         }
+    }
+
+    /**
+     * Round trips per size of the {@code PPBandwidth} sweep ({@code -Dbench.pingpong=N}, default
+     * 0: none): a SendDataNotify of each size each way, the next sent once the other's has been
+     * handled.
+     */
+    private static final int PINGPONG_ROUND_TRIPS = Integer.getInteger("bench.pingpong", 0);
+
+    /**
+     * The {@code PPBandwidth} sweep ({@link #PINGPONG_ROUND_TRIPS}), both directions counted, no
+     * raw baseline: each message a SendDataNotify of its size, then again each message as a
+     * SendData of its size and a one-word SendDataNotify of its last word
+     * ({@code -Dvmmc.bandwidth.flag=true}: two sizes, the large one's words through the home and
+     * the flag through the route).
+     */
+    private static void pingPong(StringBuilder out, Map<String, String> env, String fromWords, String toWords)
+        throws Exception {
+        String n = Integer.toString(PINGPONG_ROUND_TRIPS);
+        Map<Integer, VmmcBandwidth.Point> notify = VmmcBandwidth.parse(runToEnd(env, PPBandwidth.class.getName(), n,
+            fromWords, toWords));
+        Map<Integer, VmmcBandwidth.Point> flag = VmmcBandwidth.parse(runToEnd(env, "-Dvmmc.bandwidth.flag=true",
+            PPBandwidth.class.getName(), n, fromWords, toWords));
+        out.append(String.format(Locale.ROOT, "%nping-pong (PPBandwidth), %d round trips per size, both directions"
+            + " counted: SendDataNotify; SendData then a 1-word SendDataNotify flag%n", PINGPONG_ROUND_TRIPS));
+        out.append(String.format(Locale.ROOT, "%12s %14s %14s %14s %14s%n", "bytes", "notify MB/s", "round trip us",
+            "+flag MB/s", "round trip us"));
+        for (Map.Entry<Integer, VmmcBandwidth.Point> e : notify.entrySet()) {
+            double a = e.getValue().mbPerSecond();
+            VmmcBandwidth.Point f = flag.get(e.getKey());
+            double b = f == null ? Double.NaN : f.mbPerSecond();
+            out.append(String.format(Locale.ROOT, "%12d %14.2f %14.1f %14.2f %14.1f%n", e.getKey(), a, 2 * e.getKey() / a,
+                b, 2 * e.getKey() / b));
+        }
+        System.out.print(out);
+        out.setLength(0);
     }
 
     /**

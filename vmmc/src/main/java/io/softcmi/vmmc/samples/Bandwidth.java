@@ -28,6 +28,12 @@ final class Bandwidth {
      */
     static final String SECONDS_PROPERTY = "vmmc.bandwidth.seconds";
     static final int MAX_TIMED_MESSAGES = 1_000_000;
+    /**
+     * System property (a benchmark's knob, not the manual's): {@code PPBandwidth} sends each
+     * message as its words by {@code SendData}, then its last word again by a one-word
+     * {@code SendDataNotify} (a flag after the data, messages of two sizes); default false.
+     */
+    static final String FLAG_PROPERTY = "vmmc.bandwidth.flag";
 
     private Bandwidth() {
     }
@@ -54,13 +60,19 @@ final class Bandwidth {
                 long received = pattern == Pattern.PINGPONG ? iters : 0; // messages of the other direction counted
                 switch (pattern) {
                     case PINGPONG -> {
+                        boolean flag = Boolean.getBoolean(FLAG_PROPERTY) && n > 1;
                         for (int i = 0; i < iters; i++) {
-                            if (p.rank == 0) {
-                                v.sendDataNotify(src, p.proxy(other), n);
+                            if (p.rank != 0) {
                                 p.await(1);
+                            }
+                            if (flag) {
+                                v.sendData(src, p.proxy(other), n);
+                                v.sendDataNotify(src.asSlice((n - 1) * Vmmc.WORD), p.proxy(other) + (n - 1) * Vmmc.WORD, 1);
                             } else {
-                                p.await(1);
                                 v.sendDataNotify(src, p.proxy(other), n);
+                            }
+                            if (p.rank == 0) {
+                                p.await(1);
                             }
                         }
                     }

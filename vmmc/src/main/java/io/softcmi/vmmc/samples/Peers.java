@@ -8,6 +8,7 @@ import io.softcmi.vmmc.Vmmc;
 import io.softcmi.vmmc.VmmcException;
 import io.softcmi.vmmc.VmmcNode;
 import io.softcmi.vmmc.VmmcPid;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -20,7 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  * What the samples share: a master that spawns its peers with {@code vmmc_Spawn} on the next
  * hosts of {@code vmmc_SessionHosts}, and in every process a data buffer (rbufid 1) whose
  * notifications are counted for {@link #await}. Buffer layout of the samples: the data buffer holds
- * {@code nwords} words per process of the run.
+ * {@code nwords} words per process of the run. The data buffer is {@link Vmmc#allocate}'s memory
+ * (it receives in place), or with {@code -Dvmmc.samples.copiedBuffers=true} ordinary memory (every
+ * message copied into it by the receiver; for benchmarks).
  */
 public final class Peers {
     /** The rbufid of every process's data buffer. */
@@ -47,7 +50,9 @@ public final class Peers {
         this.vmmc = vmmc;
         this.rank = rank;
         this.procs = procs;
-        this.buf = vmmc.allocate(nwords);
+        // -Dvmmc.samples.copiedBuffers=true: a buffer the receiver copies each message into (docs/vmmc.md)
+        this.buf = Boolean.getBoolean("vmmc.samples.copiedBuffers") ? Arena.ofAuto().allocate(nwords * Vmmc.WORD, Vmmc.PAGE)
+            : vmmc.allocate(nwords);
         this.export = vmmc.exportRecvBuf(buf, nwords, DATA, (addr, value) -> {
             Runnable r = onArrival;
             if (r != null) {
