@@ -171,7 +171,11 @@ final class Exports {
     void awaitAccepted(ExportHandle h) {
         boolean flushed;
         try {
-            flushed = v.receiver.flush(v::wake, FLUSH_TIMEOUT_NANOS);
+            // First the inlet's stores admitted before it closed: their notices are handed to the
+            // inbox before the wake notice below, which the inbox then delivers after them.
+            long deadline = System.nanoTime() + FLUSH_TIMEOUT_NANOS;
+            boolean landed = h.inlet == null || h.inlet.awaitClosed(FLUSH_TIMEOUT_NANOS);
+            flushed = v.receiver.flush(v::wake, Math.max(0, deadline - System.nanoTime())) && landed;
         } catch (RuntimeException noWake) { // the context's connection is gone: nothing more arrives anyway
             flushed = false;
         }

@@ -16,6 +16,8 @@ final class Inlet implements DirectInlet {
     final CmiSegment segment;
     private final BooleanSupplier attached;
     private volatile boolean open = true;
+    /** The server's outer passes begun when {@link #close()} ran (-1: open): the ones {@link #awaitClosed} waits for. */
+    private volatile long closedAtPass = -1;
     private volatile long stores; // written by the server's thread only
 
     Inlet(InletServer server, int id, byte[] key, MemorySegment data, CmiSegment segment, BooleanSupplier attached) {
@@ -30,6 +32,11 @@ final class Inlet implements DirectInlet {
     /** @return whether stores may still land: open and the attach not detached */
     boolean serving() {
         return open && attached.getAsBoolean();
+    }
+
+    /** @return whether {@link #close()} has not run (a store's next copy checks it) */
+    boolean open() {
+        return open;
     }
 
     void stored() {
@@ -48,8 +55,20 @@ final class Inlet implements DirectInlet {
 
     @Override
     public void close() {
-        open = false;
+        if (open) {
+            open = false; // before the pass count is read: a pass that begins later sees it (InletServer#passBegin)
+            closedAtPass = server.passesBegun();
+        }
         server.remove(this);
+    }
+
+    @Override
+    public boolean awaitClosed(long timeoutNanos) {
+        long pass = closedAtPass;
+        if (pass < 0 || server.onServerThread()) {
+            return false;
+        }
+        return server.awaitPassesEnded(pass, System.nanoTime() + timeoutNanos);
     }
 
     @Override

@@ -99,13 +99,18 @@ final class InletConnection {
 
     /** Serves the frames read ({@code n}: what the last {@code read} returned), then acknowledges them. */
     void serveRead(int n) throws IOException, ProtocolException {
-        in.flip();
+        server.passBegin();
         try {
-            process();
+            in.flip();
+            try {
+                process();
+            } finally {
+                in.compact();
+            }
         } finally {
-            in.compact();
+            server.deliverQueued(); // the stores of this pass landed: their notifications go to the inbox
+            server.passEnd();
         }
-        server.deliverQueued();
         route.acknowledgeInbound();
         if (n < 0) {
             throw new IOException("closed by the other process");
@@ -287,6 +292,9 @@ final class InletConnection {
      * refused frame.
      */
     private void copyIn(int take) {
+        if (status == 0 && !target.open()) {
+            status = InletFrames.status(CmiAccessError.TOKEN); // closed meanwhile: the rest does not land
+        }
         if (status == 0) {
             try {
                 MemorySegment src = MemorySegment.ofBuffer(in).asSlice(0, take);
@@ -310,6 +318,10 @@ final class InletConnection {
 
     /** The input buffer is empty: reads the rest of a large payload's body (not its last word) straight into the attach. */
     private void readStraight() throws IOException {
+        if (!target.open()) {
+            status = InletFrames.status(CmiAccessError.TOKEN); // closed meanwhile: the rest is read and dropped
+            return;
+        }
         try {
             ByteBuffer dst = target.data.asSlice(offset + done, tailStart() - done).asByteBuffer();
             int n;

@@ -212,6 +212,54 @@ final class InletServer implements Runnable {
     private record Queued(Inlet inlet, long offset, long value, NodeAddress sender) {
     }
 
+    /** Outer serving passes begun ({@link #passBegin}; written by the server thread only). */
+    private volatile long passesBegun;
+    /** Outer serving passes ended, their stores written and their notifications handed to the inbox. */
+    private volatile long passesEnded;
+    /** Passes in progress on the server thread: a handler's nested serve is inside an outer one (server thread only). */
+    private int passDepth;
+
+    /**
+     * A connection's pass over what it read begins (server thread): stores may land until
+     * {@link #passEnd}. An inlet that closes reads the count after it closed: a pass begun
+     * later sees it closed before any copy, an earlier one is waited for ({@link Inlet#awaitClosed}).
+     */
+    void passBegin() {
+        if (passDepth++ == 0) {
+            passesBegun = passesBegun + 1;
+        }
+    }
+
+    /** The pass ended: its stores are written and its notifications handed to the inbox (server thread). */
+    void passEnd() {
+        if (--passDepth == 0) {
+            passesEnded = passesBegun;
+        }
+    }
+
+    /** @return outer passes begun so far (any thread) */
+    long passesBegun() {
+        return passesBegun;
+    }
+
+    /**
+     * Waits until the outer pass numbered {@code pass} (and every one before it) has ended.
+     *
+     * @return false at the deadline
+     */
+    boolean awaitPassesEnded(long pass, long deadline) {
+        long park = 1_000;
+        while (passesEnded < pass) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(park, left));
+            park = Math.min(park * 2, 1_000_000);
+        }
+        return true;
+    }
+
     /** Queues a notification of a stored frame (server thread). */
     void queue(Inlet inlet, long offset, long value, NodeAddress sender) {
         queued.add(new Queued(inlet, offset, value, sender));

@@ -169,6 +169,45 @@ class SharedConnectionTest {
         assertTrue(sameConnection(ab, ba));
     }
 
+    /**
+     * {@code awaitClosed} waits for the pass the inlet thread was in when the inlet closed (here
+     * held in a handler, its store landed and its notification handed in), not longer; a store
+     * sent after the close is refused and lands nothing.
+     */
+    @Test
+    void anInletClosedDuringAPassIsQuietOnceThatPassEnded() throws Exception {
+        End a = new End("a");
+        End b = new End("b");
+        java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        b.handler = n -> {
+            if (n.value() == 1) {
+                inHandler.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        Route ab = a.routeTo(b);
+        PendingPut first = ab.putAndNotify(0, word(1), 0, 1);
+        assertTrue(inHandler.await(10, TimeUnit.SECONDS), "the handler ran");
+        b.inlet.close();
+        java.util.concurrent.CompletableFuture<Boolean> quiet = java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> b.inlet.awaitClosed(TimeUnit.SECONDS.toNanos(20)));
+        Thread.sleep(200);
+        assertFalse(quiet.isDone(), "awaitClosed returned while the inlet thread's pass went on");
+        release.countDown();
+        assertTrue(quiet.get(20, TimeUnit.SECONDS));
+        first.await(); // admitted before the close: stored and acknowledged
+        assertEquals(1, b.data.get(ValueLayout.JAVA_LONG, 0));
+        PendingPut later = ab.put(8, word(7));
+        org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, later::await);
+        assertEquals(0, b.data.get(ValueLayout.JAVA_LONG, 8));
+        assertTrue(b.inlet.awaitClosed(0), "a second wait returns at once: nothing in flight");
+    }
+
     @Test
     void aNewRoutesFirstStoreIsAcknowledgedWithinTheRemoteTimeout() throws Exception {
         // The sender's own server reads the acknowledgement on the connection its route just
