@@ -183,11 +183,7 @@ class SharedConnectionTest {
         b.handler = n -> {
             if (n.value() == 1) {
                 inHandler.countDown();
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                holdUntil(release, 30);
             }
         };
         Route ab = a.routeTo(b);
@@ -253,11 +249,7 @@ class SharedConnectionTest {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         b.handler = n -> {
             held.countDown();
-            try {
-                release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            holdUntil(release, 10);
         };
         c.routeTo(b).putAndNotify(0, word(0), 0, 0); // not awaited: b acknowledges after the handler
         assertTrue(held.await(10, TimeUnit.SECONDS));
@@ -365,11 +357,7 @@ class SharedConnectionTest {
         End b = new End("b");
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         b.handler = n -> { // b acknowledges only once its handler returns
-            try {
-                release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            holdUntil(release, 10);
         };
         Route ab = a.routeTo(b);
         PendingPut held = ab.putAndNotify(0, word(1), 0, 1);
@@ -424,5 +412,14 @@ class SharedConnectionTest {
         boolean aFirst = a.endpoint().compareTo(b.endpoint()) < 0;
         assertSame(aFirst ? ab.connection() : ba.connection(), aFirst ? a.endpoints.preferred(b.endpoint()) : b.endpoints.preferred(a.endpoint()));
         assertTrue((aFirst ? ab : ba).connection().outgoing, "the one opened by the end whose endpoint sorts first");
+    }
+
+    /** Holds the calling thread (a handler on the inlet thread) until {@code release}, at most {@code seconds}. */
+    private static void holdUntil(java.util.concurrent.CountDownLatch release, long seconds) {
+        try {
+            release.await(seconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
