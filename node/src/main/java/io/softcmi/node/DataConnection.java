@@ -107,6 +107,8 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
     private final Admission admission = new Admission(this);
     /** A revocation gave up waiting for this connection's request ({@link #cut()}): close it. */
     private volatile boolean cut;
+    /** Its place among its context's connections: a newer one may supersede it ({@link ConnectionLineage}). */
+    private final ConnectionLineage.Member lineage;
 
     DataConnection(SocketChannel channel, TlsChannel tls, DataHandshake.DataClient client, HomeAccess access,
             DataPathStats stats, ArrivalCore arrival) {
@@ -121,6 +123,8 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         this.stats = stats;
         this.coherent = new CoherentAccess(client, access, stats);
         this.traffic = new RequestTraffic(stats, client.node());
+        this.lineage = client.member();
+        lineage.attach(this);
     }
 
     SocketChannel channel() {
@@ -144,6 +148,9 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
     void registered(SelectionKey k, Runnable resume) {
         this.key = k;
         this.resumeTask = resume;
+        if (lineage.superseded()) {
+            cut(); // superseded before its loop took it
+        }
     }
 
     /** @return whether another loop may take it over now: not held nor streaming an admitted store (the resume task,
@@ -203,6 +210,14 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
      * @return false when the connection is to be closed
      */
     boolean service() throws IOException {
+        try {
+            return lineage.passBegin() && serve(); // false: a newer connection of its context superseded it
+        } finally {
+            lineage.passEnd();
+        }
+    }
+
+    private boolean serve() throws IOException {
         if (cut) {
             return false; // a revocation waited its bound for this connection's request
         }
@@ -576,7 +591,11 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         out.reply(status, requestId, value);
     }
 
-    /** A revocation waited its bound for this connection's streamed store or large read: its loop closes it (any thread). */
+    /**
+     * Its loop closes it (any thread; nothing before it is registered, whose first pass then
+     * closes it): a revocation waited its bound for its streamed store or large read, or a newer
+     * connection of its context superseded it ({@link ConnectionLineage}).
+     */
     @Override
     public void cut() {
         if (!cut && resumeTask != null) {
@@ -589,6 +608,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
     void close() {
         admission.leave(); // a store or read cut short ends here: nothing more of it lands or leaves
         access.writes().connectionClosed(this);
+        lineage.leave();
         try {
             io.close();
         } catch (IOException ignored) {

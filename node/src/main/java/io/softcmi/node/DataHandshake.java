@@ -35,6 +35,7 @@ final class DataHandshake {
      */
     static DataClient authenticate(SocketChannel socket, TlsChannel tls, NodeState state, long timeoutMs, DataPathStats stats) {
         ByteChannel channel = tls != null ? tls : socket;
+        long started = System.nanoTime();
         Thread watchdog = Thread.ofVirtual().start(() -> {
             try {
                 Thread.sleep(timeoutMs);
@@ -71,6 +72,8 @@ final class DataHandshake {
                 return null;
             }
             long version = in.getLong(56);
+            long number = in.getLong(48);
+            long supersedes = in.getLong(64);
             if (version != DataProtocol.VERSION) {
                 LOG.log(Level.WARNING, "refused a data connection from {0}: it speaks data protocol version {1}, this node {2}",
                     socket.socket().getRemoteSocketAddress(), version, DataProtocol.VERSION);
@@ -123,8 +126,27 @@ final class DataHandshake {
                 reply(channel, DataProtocol.STATUS_REFUSED, requestId, DataProtocol.VERSION);
                 return null;
             }
-            reply(channel, DataProtocol.STATUS_OK, requestId, DataProtocol.VERSION);
-            return new DataClient(clientNode, java.nio.ByteBuffer.wrap(ticket).getLong(16));
+            // The connection this one replaces serves nothing more, before this one is answered.
+            long deadline = started + timeoutMs * 1_000_000;
+            if (supersedes != 0 && !state.lineage.supersede(writer, supersedes, deadline, stats)) {
+                LOG.log(Level.WARNING, "closing a data connection from {0}: the connection it replaces did not stop in time",
+                    socket.socket().getRemoteSocketAddress());
+                return null;
+            }
+            ConnectionLineage.Member member = state.lineage.enter(writer, number);
+            if (member == null) {
+                LOG.log(Level.WARNING, "refused a data connection from {0}: its context has an open connection numbered {1}",
+                    socket.socket().getRemoteSocketAddress(), number);
+                stats.refusedHellos.increment();
+                return null;
+            }
+            try {
+                reply(channel, DataProtocol.STATUS_OK, requestId, DataProtocol.VERSION);
+            } catch (IOException | RuntimeException e) {
+                member.leave();
+                throw e;
+            }
+            return new DataClient(clientNode, writer.session(), member);
         } catch (IOException | WireFormatException e) {
             return null;
         } finally {
@@ -137,8 +159,13 @@ final class DataHandshake {
      *
      * @param node the process's node id
      * @param session the process's session (context) id at that node
+     * @param member the connection's place among its context's connections ({@link ConnectionLineage})
      */
-    record DataClient(byte[] node, long session) {
+    record DataClient(byte[] node, long session, ConnectionLineage.Member member) {
+        /** A client whose connection has no number: nothing supersedes it. */
+        DataClient(byte[] node, long session) {
+            this(node, session, ConnectionLineage.Member.UNNUMBERED);
+        }
     }
 
     private static boolean read(ByteChannel channel, ByteBuffer in) throws IOException {

@@ -18,6 +18,8 @@ final class DataPathStats {
     /** I/O loops running with the short scheduling slice ({@code LatencySlice}). */
     final AtomicLong loopsWithShortSlice = new AtomicLong();
     final LongAdder refusedHellos = new LongAdder();
+    /** Data connections a newer connection of the same context superseded while still open ({@link ConnectionLineage}). */
+    final LongAdder connectionsSuperseded = new LongAdder();
     final LongAdder gets = new LongAdder();
     final LongAdder puts = new LongAdder();
     final LongAdder cases = new LongAdder();
@@ -129,6 +131,7 @@ final class DataPathStats {
         m.put("hot_reads", hotReads.sum());
         m.put("io_loops_short_slice", loopsWithShortSlice.get());
         m.put("hellos_refused", refusedHellos.sum());
+        m.put("connections_superseded", connectionsSuperseded.sum());
         m.put("requests_get", gets.sum());
         m.put("requests_put", puts.sum());
         m.put("requests_cas", cases.sum());

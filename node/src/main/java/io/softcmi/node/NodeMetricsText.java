@@ -31,6 +31,9 @@ final class NodeMetricsText {
             "Data I/O loops running with the short scheduling slice (softcmi.sched.sliceMicros)", d.loopsWithShortSlice.get());
         counter(b, "softcmi_data_hellos_refused_total", "Data connections refused at HELLO (ticket, proof or version)",
             d.refusedHellos.sum());
+        counter(b, "softcmi_data_connections_superseded_total",
+            "Open data connections superseded by a newer connection of the same context (after a timeout)",
+            d.connectionsSuperseded.sum());
         b.append("# HELP softcmi_data_requests_total Remote data requests served, by operation\n");
         b.append("# TYPE softcmi_data_requests_total counter\n");
         line(b, "softcmi_data_requests_total{op=\"get\"}", d.gets.sum());

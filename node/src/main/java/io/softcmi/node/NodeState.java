@@ -37,6 +37,8 @@ final class NodeState {
     final CoherenceDirectory coherence = new CoherenceDirectory();
     /** Contexts of other nodes known to have ended, and those of nodes declared dead: refused from now on (read without the lock). */
     final EndedWriters endedWriters = new EndedWriters();
+    /** Each remote context's data connections by number, so that a new one supersedes the one it replaces (read without the lock). */
+    final ConnectionLineage lineage = new ConnectionLineage();
     /** Remote stores started and not finished, by writing context (read without the lock). */
     final WritesInFlight writes = new WritesInFlight(endedWriters::ended);
     /** Ranges in flux, by segment id (cmi(7) "Consistent data"). */

@@ -90,9 +90,14 @@ final class RemoteServer implements AutoCloseable {
                     close(ch);
                     return;
                 }
+                try {
+                    LOG.log(Level.INFO, "data connection from node {0} at {1}{2}", HexFormat.of().formatHex(client.node()),
+                        ch.getRemoteAddress(), tls != null ? " (TLS)" : "");
+                } catch (IOException | RuntimeException e) {
+                    client.member().leave(); // never served
+                    throw e;
+                }
                 connections.remove(ch); // the I/O loop owns and closes it from now on
-                LOG.log(Level.INFO, "data connection from node {0} at {1}{2}", HexFormat.of().formatHex(client.node()),
-                    ch.getRemoteAddress(), tls != null ? " (TLS)" : "");
                 data.adopt(ch, tls, client);
                 return;
             }

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Hardening of the remote data path and the peer protocol (issue 6): a peer may only import for
  * itself; a node refuses a cluster key file that its group or others may read; a client that
- * asks for megabytes and never reads them costs the home no CPU and does not hold up others.
+ * asks for megabytes and never reads them costs the home no CPU and does not hold up others; a
+ * connection that supersedes another of its context leaves nothing of the old one to land later.
  */
 @Timeout(120)
 class DataPathHardeningTest {
@@ -271,6 +272,86 @@ class DataPathHardeningTest {
             org.junit.jupiter.api.Assertions.assertArrayEquals(payloads[k], got, "store " + k);
             at += length;
         }
+    }
+
+    /**
+     * A stale store across a hang (architecture.md §7.4, "Deadlines"): a process gave up on a
+     * connection (its call timed out) while the home had read only part of a store; the rest
+     * still sits unread. The process's next connection names the old one in its HELLO. The home
+     * must stop the old one before it answers: the new connection's store is the last word,
+     * and the rest of the old store, sent only now, lands nowhere.
+     */
+    @Test
+    void shouldDropTheRestOfAStoreOnAConnectionThatANewOneOfTheSameContextSupersedes() throws Exception {
+        int size = 256 * 1024;
+        int sentFirst = 100 * 1024;
+        Exported e = exportToRawClients(size);
+        int port = ClusterNodes.port(home);
+        long before = CmiAdmFigures.dataplane(home, "connections_superseded");
+        byte[] stale = putFrame(e, 1, size, (byte) 0x5A);
+        try (RawDataClient old = RawDataClient.open(port, e.ticket(), cluster.clusterKey(), 1, 0)) {
+            assertTrue(old.send(java.util.Arrays.copyOf(stale, DataProtocol.REQUEST_HEADER + sentFirst)));
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (byteAt(e, sentFirst - 64) != 0x5A) { // the home streams the first part into the mapping
+                assertTrue(System.nanoTime() - deadline < 0, "the first part of the store did not land in 10 s");
+                Thread.sleep(5);
+            }
+            try (RawDataClient fresh = RawDataClient.open(port, e.ticket(), cluster.clusterKey(), 2, 1)) {
+                assertTrue(fresh.send(putFrame(e, 1, size, (byte) 0x33)));
+                assertEquals(0, fresh.readReply().status(), "the new connection's store");
+                old.send(java.util.Arrays.copyOfRange(stale, DataProtocol.REQUEST_HEADER + sentFirst, stale.length));
+                assertEquals(null, old.readReply(), "the superseded connection is closed without an answer to its store");
+                byte[] got = e.owner().call(c -> {
+                    byte[] b = new byte[size];
+                    e.mapping().get(0, b, 0, size);
+                    return b;
+                });
+                int firstOther = 0;
+                while (firstOther < size && got[firstOther] == 0x33) {
+                    firstOther++;
+                }
+                assertEquals(size, firstOther, "every byte is the new connection's (0x5A: the old store landed after it)");
+            }
+        }
+        assertEquals(before + 1, CmiAdmFigures.dataplane(home, "connections_superseded"));
+    }
+
+    @Test
+    void shouldRefuseAConnectionWhoseNumberAnOpenConnectionOfTheSameContextHas() throws Exception {
+        Exported e = exportToRawClients(4096);
+        int port = ClusterNodes.port(home);
+        try (RawDataClient first = RawDataClient.open(port, e.ticket(), cluster.clusterKey(), 7, 0);
+                RawDataClient second = RawDataClient.connect(port, (byte) 'D')) {
+            assertEquals(null, second.helloWithProof(e.ticket(), cluster.clusterKey(), 7, 0), "a second connection numbered 7");
+            assertTrue(first.send(putFrame(e, 1, 8, (byte) 1)));
+            assertEquals(0, first.readReply().status(), "the first one is still served");
+        }
+        // Once it closed, its number is free again (a connection that names none is never refused for it).
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            try (RawDataClient again = RawDataClient.connect(port, (byte) 'D')) {
+                RawDataClient.Reply r = again.helloWithProof(e.ticket(), cluster.clusterKey(), 7, 0);
+                if (r != null && r.status() == 0) {
+                    break;
+                }
+            }
+            assertTrue(System.nanoTime() - deadline < 0, "number 7 not free 10 s after its connection closed");
+            Thread.sleep(20);
+        }
+    }
+
+    private static byte[] putFrame(Exported e, long requestId, int length, byte fill) {
+        ByteBuffer b = ByteBuffer.allocate(DataProtocol.REQUEST_HEADER + length).order(ByteOrder.LITTLE_ENDIAN);
+        DataProtocol.writeRequest(b, DataProtocol.OP_PUT, requestId, e.handle().segmentId(), e.token().tokenId(),
+            e.token().secretHi(), e.token().secretLo(), 0, length, 0, length);
+        while (b.hasRemaining()) {
+            b.put(fill);
+        }
+        return b.array();
+    }
+
+    private static byte byteAt(Exported e, long offset) throws Exception {
+        return e.owner().call(c -> e.mapping().getByte(offset));
     }
 
     /** A segment of the home, attached by its owner, exported with a token for everything, and a ticket of the other node. */

@@ -85,8 +85,19 @@ final class RawDataClient implements AutoCloseable {
      * @throws IOException if the connection fails
      */
     static RawDataClient open(int port, byte[] ticket, Path keyFile) throws IOException {
+        return open(port, ticket, keyFile, 0, 0);
+    }
+
+    /**
+     * {@link #open(int, byte[], Path)} for a connection with a number that may supersede another
+     * of the same context.
+     *
+     * @param number this connection's number (0: none)
+     * @param supersedes the number of the connection it replaces (0: none)
+     */
+    static RawDataClient open(int port, byte[] ticket, Path keyFile, long number, long supersedes) throws IOException {
         RawDataClient c = connect(port, (byte) 'D');
-        Reply r = c.helloWithProof(ticket, keyFile);
+        Reply r = c.helloWithProof(ticket, keyFile, number, supersedes);
         if (r == null || r.status != DataProtocol.STATUS_OK) {
             c.close();
             throw new AssertionError("the home refused a valid ticket: " + r);
@@ -105,7 +116,22 @@ final class RawDataClient implements AutoCloseable {
      * @throws IOException if the connection fails
      */
     Reply helloWithProof(byte[] ticket, Path keyFile) throws IOException {
-        Reply challenge = hello(ticket);
+        return helloWithProof(ticket, keyFile, 0, 0);
+    }
+
+    /**
+     * {@link #helloWithProof(byte[], Path)} for a connection with a number that may supersede
+     * another of the same context ({@link DataProtocol#OP_HELLO}).
+     *
+     * @param ticket the node ticket
+     * @param keyFile the cluster key file the session key derives from
+     * @param number this connection's number (0: none)
+     * @param supersedes the number of the connection it replaces (0: none)
+     * @return the reply to the proof, or null if the home closed the connection instead
+     * @throws IOException if the connection fails
+     */
+    Reply helloWithProof(byte[] ticket, Path keyFile, long number, long supersedes) throws IOException {
+        Reply challenge = request(DataProtocol.OP_HELLO, 0, 0, 0, 0, number, DataProtocol.VERSION, supersedes, ticket);
         if (challenge == null || challenge.status() != (DataProtocol.STATUS_CHALLENGE & 0xff)) {
             return challenge;
         }

@@ -21,12 +21,13 @@ import java.nio.ByteBuffer;
  *  16  long  home segment id
  *  24  long  token id
  *  32  16B   token secret
- *  48  long  offset
+ *  48  long  offset; for HELLO, the connection's number within the process's context (0: none)
  *  56  long  a: length for GET, PUT and FILL, compare value for CAS, protocol version for HELLO,
  *            value for NOTIFY, last epoch for ACQUIRE
  *  64  long  b: swap value for CAS, cache id for FILL, DIFF and ACQUIRE; for a PUT that is one
  *            chunk of a larger store, the end offset of the whole store (else 0); for a NOTIFY
- *            with FLAG_IF_WAITING, the offset of its waiters word
+ *            with FLAG_IF_WAITING, the offset of its waiters word; for HELLO, the number of the
+ *            context's connection this one replaces (0: none)
  *  72  ...   payload: PUT data, DIFF runs, or the HELLO ticket
  *
  * reply (home to client), 24-byte header then payload:
@@ -178,9 +179,11 @@ public final class DataProtocol {
     /**
      * The data protocol version this build speaks (sent in HELLO). Version 1 had no version
      * field; version 2 had no challenge after the HELLO; version 3 had no FILL, DIFF or ACQUIRE;
-     * version 4 limited a DIFF's payload to 32 KiB, version 5 to 256 KiB; version 6 had no FORGET.
+     * version 4 limited a DIFF's payload to 32 KiB, version 5 to 256 KiB; version 6 had no FORGET;
+     * version 7 had no connection numbers in the HELLO (a new connection did not supersede the
+     * one it replaced).
      */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
 
     private DataProtocol() {
     }

@@ -70,6 +70,8 @@ final class RemoteConnection implements AutoCloseable {
     private final ReplyReader reader;
     private final RequestWriter writer;
     private volatile boolean broken;
+    /** Its number within the context ({@link #open}); written before the connection is published. */
+    private long number;
     /** Why the connection failed first ({@link #STATUS_IO} or {@link #STATUS_TIMEOUT}); 0 while it has not. */
     private final java.util.concurrent.atomic.AtomicInteger failedWith = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -94,6 +96,28 @@ final class RemoteConnection implements AutoCloseable {
      */
     static RemoteConnection open(NodeAddressImpl home, byte[] ticket, ClusterTls clusterTls, long timeoutNanos)
             throws IOException {
+        return open(home, ticket, clusterTls, timeoutNanos, 0, 0);
+    }
+
+    /**
+     * Connects to a home and says HELLO, naming this connection and the one it replaces: the
+     * home then serves nothing more of the old connection before it answers (docs/failures.md,
+     * "Stale stores across a hang"), so a request the old one left unread at a hung home can
+     * never land after a request sent on this one.
+     *
+     * @param home the home node
+     * @param ticket this process's node ticket followed by its session key
+     * @param clusterTls TLS to use (as the own daemon does), or null for plain TCP
+     * @param timeoutNanos deadline for connecting, the TLS handshake and the HELLO's reply
+     * @param number this connection's number, unique within the context (0: none)
+     * @param supersedes the number of the context's connection to this home that this one
+     *        replaces (0: none)
+     * @return the connection
+     * @throws TicketRefusedException if the home refused the ticket
+     * @throws IOException if the home cannot be reached, does not answer in time, or speaks another version
+     */
+    static RemoteConnection open(NodeAddressImpl home, byte[] ticket, ClusterTls clusterTls, long timeoutNanos,
+            long number, long supersedes) throws IOException {
         SocketChannel ch = SocketChannel.open();
         Selector sel = null;
         try {
@@ -115,7 +139,8 @@ final class RemoteConnection implements AutoCloseable {
             byte[] nonce = new byte[DataProtocol.NONCE_LENGTH];
             hello.dst = MemorySegment.ofArray(nonce);
             hello.width = nonce.length;
-            c.writer.send(hello, DataProtocol.OP_HELLO, 0, null, 0, DataProtocol.VERSION, 0, TicketProof.ticket(ticket), deadline);
+            c.writer.send(hello, DataProtocol.OP_HELLO, 0, null, number, DataProtocol.VERSION, supersedes,
+                TicketProof.ticket(ticket), deadline);
             c.await(hello, deadline);
             if (hello.status == (DataProtocol.STATUS_CHALLENGE & 0xff)) {
                 hello = new RemoteCall();
@@ -136,6 +161,7 @@ final class RemoteConnection implements AutoCloseable {
             if (tls == null) {
                 c.goBlocking();
             }
+            c.number = number;
             return c;
         } catch (IOException | RuntimeException e) {
             ch.close();
@@ -157,6 +183,11 @@ final class RemoteConnection implements AutoCloseable {
 
     boolean broken() {
         return broken;
+    }
+
+    /** @return the number this connection was opened with (0: none), for the next one to supersede */
+    long number() {
+        return number;
     }
 
     /**

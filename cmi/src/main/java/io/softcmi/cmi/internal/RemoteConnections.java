@@ -39,19 +39,36 @@ final class RemoteConnections {
      */
     private final java.util.Set<Long> deadProxies = ConcurrentHashMap.newKeySet();
 
-    /** One home's connection and the lock that serialises opening it. */
+    /** Numbers of this context's data connections (the home's {@code ConnectionLineage}). */
+    private final java.util.concurrent.atomic.AtomicLong connectionNumbers = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * One home's connection and the lock that serialises opening it. A connection opened after
+     * another supersedes the last one whose HELLO was answered (the last that may have carried
+     * requests), also across attempts that failed meanwhile.
+     */
     private static final class Link {
         final ReentrantLock lock = new ReentrantLock();
         volatile RemoteConnection connection;
+        /** The number of the last connection opened through this link (guarded by {@link #lock}); 0: none yet. */
+        long lastOpened;
     }
 
     private record ThreadHome(NodeAddressImpl home, Thread thread) {
     }
 
     RemoteConnections(NodeChannel channel, Tracer tracer, LongSupplier timeoutNanos) {
+        this(channel, tracer, timeoutNanos, null);
+    }
+
+    /**
+     * @param ticket the node ticket to start with, plain TCP (null: asked of the node at first use)
+     */
+    RemoteConnections(NodeChannel channel, Tracer tracer, LongSupplier timeoutNanos, byte[] ticket) {
         this.channel = channel;
         this.tracer = tracer;
         this.timeoutNanos = timeoutNanos;
+        this.ticket = ticket;
     }
 
     /** @return whether this context speaks plain TCP to other nodes (no TLS), asking its node the first time */
@@ -97,7 +114,8 @@ final class RemoteConnections {
         try {
             c = link.connection;
             if (c == null || c.broken()) {
-                c = open(home, segmentId, offset, timeout);
+                c = open(home, segmentId, offset, timeout, link.lastOpened);
+                link.lastOpened = c.number();
                 link.connection = c;
             }
             return c;
@@ -118,17 +136,18 @@ final class RemoteConnections {
         return c != null && !c.broken() ? c : null;
     }
 
-    private RemoteConnection open(NodeAddressImpl home, long segmentId, long offset, long timeout) {
+    private RemoteConnection open(NodeAddressImpl home, long segmentId, long offset, long timeout, long supersedes) {
         try {
             byte[] t = ticket;
             if (t == null) {
                 t = freshTicket(null, timeout);
             }
             try {
-                return RemoteConnection.open(home, t, tls, timeout);
+                return RemoteConnection.open(home, t, tls, timeout, connectionNumbers.incrementAndGet(), supersedes);
             } catch (RemoteConnection.TicketRefusedException refused) {
                 tracer.trace(TraceFacility.MEM, TraceLevel.INFO, "home node " + home + " refused the node ticket; fetching a new one");
-                return RemoteConnection.open(home, freshTicket(t, timeout), tls, timeout);
+                return RemoteConnection.open(home, freshTicket(t, timeout), tls, timeout, connectionNumbers.incrementAndGet(),
+                    supersedes);
             }
         } catch (IOException | RuntimeException e) {
             tracer.trace(TraceFacility.MEM, TraceLevel.WARNING, "cannot reach home node " + home + ": " + e.getMessage());
