@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] [--shm-dir SHM] [--memory BYTES]
  *      [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS]
+ *      [--revoke-drain MS]
  *      [--peer-processes yes|no]
  *      [--tls-keystore FILE --tls-password-file FILE]
  * </pre>
@@ -41,7 +42,7 @@ public final class Cmid {
         } catch (IllegalArgumentException e) {
             System.err.println("cmid: " + e.getMessage());
             System.err.println("usage: cmid [--config FILE] --dir DIR [--listen HOST:PORT] [--advertise HOST[:PORT]] [--name NAME] [--group GROUP] [--cluster-key FILE] "
-                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS] [--peer-processes yes|no] "
+                + "[--shm-dir SHM] [--memory BYTES] [--io-threads N] [--ticket-lifetime SECONDS] [--metrics HOST:PORT] [--suspect-after MS] [--dead-after MS] [--revoke-drain MS] [--peer-processes yes|no] "
                 + "[--tls-keystore FILE --tls-password-file FILE]");
             Runtime.getRuntime().exit(2);
             return;
@@ -222,6 +223,13 @@ public final class Cmid {
                         c.ticketLifetimeMs(Math.multiplyExact(Long.parseLong(v), 1000L));
                     } catch (NumberFormatException | ArithmeticException e) {
                         throw new IllegalArgumentException("bad --ticket-lifetime " + v);
+                    }
+                }
+                case "--revoke-drain" -> {
+                    try {
+                        c.revokeDrainMs(Long.parseLong(v));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("bad --revoke-drain " + v);
                     }
                 }
                 case "--suspect-after", "--dead-after" -> {

@@ -52,6 +52,15 @@ class CmidConfigTest {
     }
 
     @Test
+    void revokeDrainIsTwoSecondsUnlessGivenWithinItsBounds() {
+        String dir = tmp.resolve("a").toString();
+        assertEquals(2000, Cmid.parse(new String[] {"--dir", dir}).revokeDrainMs());
+        assertEquals(250, Cmid.parse(new String[] {"--dir", dir, "--revoke-drain", "250"}).revokeDrainMs());
+        assertThrows(IllegalArgumentException.class, () -> Cmid.parse(new String[] {"--dir", dir, "--revoke-drain", "0"}));
+        assertThrows(IllegalArgumentException.class, () -> Cmid.parse(new String[] {"--dir", dir, "--revoke-drain", "soon"}));
+    }
+
+    @Test
     void peerProcessesAreOffUnlessSaidYes() {
         String dir = tmp.resolve("a").toString();
         assertEquals(false, Cmid.parse(new String[] {"--dir", dir}).peerProcesses());
