@@ -8,10 +8,7 @@ import io.softcmi.wire.TlsChannel;
 import io.softcmi.wire.WireFormatException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -41,10 +38,6 @@ import java.nio.channels.SocketChannel;
  * {@link AccessGate}); {@code tok_del} may cut the connection ({@link #cut()}).
  */
 final class DataConnection implements RecentConnections.Member, AccessGate.Holder {
-    /** Input buffer: many small requests, or the start of a bulk store. */
-    static final int IN_CAPACITY = 64 * 1024;
-    /** Input buffer after a DIFF larger than {@link #IN_CAPACITY}: one whole frame and the next one's start per read. */
-    static final int DIFF_IN_CAPACITY = 2 * (DataProtocol.REQUEST_HEADER + DataProtocol.MAX_DIFF_PAYLOAD);
     /**
      * The most a store's last word can be: the aligned 8-byte word that holds the store's last
      * byte ({@link DataProtocol#bodyBeforeLastWord}) is written after the rest ({@link StoreInFlight}),
@@ -52,13 +45,6 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
      * 5faaad7, split a {@code putLong} in two; {@code DataPathScaleTest} caught a half-read.)
      */
     static final int LAST_WORD = 8;
-    /**
-     * A store of at least this many bytes puts the connection in streaming mode
-     * ({@link #streaming}): its next read takes one request header only, so that a following
-     * large store's payload is read straight into the mapping instead of into {@link #in} and
-     * copied from there (for 64 KiB messages, every byte twice).
-     */
-    static final int STREAM_PAYLOAD = 16 * 1024;
 
     private final SocketChannel channel;
     /** The TLS layer over {@link #channel}, or null. */
@@ -70,11 +56,10 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
     private final WritesInFlight.Writer writer;
     private final HomeAccess access;
     private final DataPathStats stats;
-    /** Grows once, to {@link #DIFF_IN_CAPACITY}, for large DIFFs. */
-    private ByteBuffer in = ByteBuffer.allocateDirect(IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
+    /** Its requests, read and served in place. */
+    private final RequestInput input;
     /** Its replies, written together. */
     private final ReplyOutput out;
-    private MemorySegment inSegment = MemorySegment.ofBuffer(in);
     private final CoherentAccess coherent;
     private SelectionKey key;
     /** Where its packets arrive, for loops that steer ({@link LoopCpus}); null otherwise. */
@@ -83,20 +68,13 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
     private Runnable resumeTask;
     /** Held: a notification waits for its creator ({@link NotificationService#mustWait}); loop thread only. */
     private boolean held;
+    /** Its NOTIFY requests, once admitted. */
+    private final NotifyRequests notices;
     /** A store whose payload is still being read straight into the mapping. */
     private final StoreInFlight bulkIn = new StoreInFlight();
     /** Bytes of a refused store's payload still to be read and dropped. */
     private long discard;
     private boolean closeAfterFlush;
-    /** A DIFF larger than the input buffer is waiting: grow it. */
-    private boolean growIn;
-    /** Where the unserved input starts in {@link #in} (it holds {@code [inStart, position)} between passes). */
-    private int inStart;
-    /**
-     * The last request served was a store of at least {@link #STREAM_PAYLOAD} bytes (or the
-     * notification right after one): read the next request's header alone (plain TCP only).
-     */
-    private boolean streaming;
     /** The request being served, in the traffic tables. */
     private final RequestTraffic traffic;
     /** {@link EndedWriters#changes} when this connection last looked whether its context ended (-1: never). */
@@ -116,6 +94,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         this.arrival = arrival;
         this.tls = tls;
         this.io = tls != null ? tls : channel;
+        this.input = new RequestInput(io, tls == null);
         this.out = new ReplyOutput(io, tls != null ? tls : channel, tls);
         this.clientNode = client.node();
         this.writer = WritesInFlight.Writer.of(client.node(), client.session());
@@ -123,6 +102,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         this.stats = stats;
         this.coherent = new CoherentAccess(client, access, stats);
         this.traffic = new RequestTraffic(stats, client.node());
+        this.notices = new NotifyRequests(access, clientNode, stats, out, traffic);
         this.lineage = client.member();
         lineage.attach(this);
     }
@@ -175,7 +155,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
                 || key == null || !key.isValid() || key.interestOps() != SelectionKey.OP_READ) {
             return 0;
         }
-        int n = readInput();
+        int n = input.read();
         readAhead = n > 0;
         return n;
     }
@@ -266,7 +246,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
                 if (readThisPass && (tls == null || !tls.hasBufferedInput())) {
                     break; // level-triggered: the selector reports the socket again if more came
                 }
-                int n = readInput();
+                int n = input.read();
                 readThisPass = true;
                 if (n < 0) {
                     return false;
@@ -291,25 +271,6 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         }
     }
 
-    /**
-     * Reads requests into {@link #in}: as much as fits, or while {@link #streaming} and the
-     * buffer holds no part of a request, one request header only (a large store's payload then
-     * goes straight into the mapping, {@link #servePut}).
-     *
-     * @return bytes read, -1 at EOF
-     */
-    private int readInput() throws IOException {
-        if (!streaming || tls != null || inStart != 0 || in.position() != 0) {
-            return io.read(in);
-        }
-        in.limit(DataProtocol.REQUEST_HEADER);
-        try {
-            return io.read(in);
-        } finally {
-            in.limit(in.capacity());
-        }
-    }
-
     /** Reads the rest of a store's payload into the mapping, or drops a refused one. @return false on EOF */
     private boolean readPayload() throws IOException {
         if (bulkIn.active()) {
@@ -322,10 +283,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
             }
             return done >= 0;
         }
-        inStart = 0;
-        in.clear().limit((int) Math.min(IN_CAPACITY, discard));
-        int n = io.read(in);
-        in.clear();
+        int n = input.drop(discard);
         if (n < 0) {
             return false;
         }
@@ -333,9 +291,9 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         return true;
     }
 
-    /** Serves every complete request in {@link #in}; stops early for bulk transfers or a full output. @return requests served */
+    /** Serves every complete request in its {@link #input}; stops early for bulk transfers or a full output. @return requests served */
     private int serveBuffered() {
-        in.flip().position(inStart);
+        ByteBuffer in = input.beginServing();
         boolean keep = false;
         int served = 0;
         org.HdrHistogram.SingleWriterRecorder serviceTimes = null; // the serving thread's, fetched at the first request
@@ -349,17 +307,14 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
                 int payload = DataProtocol.requestPayload(in.getInt(p));
                 byte op = in.get(p + 4);
                 long requestId = in.getLong(p + 8);
-                streaming = op == DataProtocol.OP_PUT ? payload >= STREAM_PAYLOAD : streaming && op == DataProtocol.OP_NOTIFY;
+                input.serving(op, payload);
                 if (op == DataProtocol.OP_DIFF && in.remaining() < DataProtocol.REQUEST_HEADER + payload
                         && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
-                    growIn = in.capacity() < DataProtocol.REQUEST_HEADER + payload;
-                    // Its rest fits behind it: read on without moving what came (a large frame
-                    // arrives in many reads; compacting after each would copy it again each time).
-                    keep = p + DataProtocol.REQUEST_HEADER + payload <= in.capacity();
+                    keep = input.awaitRest(p, payload); // its rest fits behind it: read on without moving what came
                     break; // a diff is served from the input buffer whole: wait for the rest
                 }
                 if (op == DataProtocol.OP_PUT) {
-                    servePut(p, payload, requestId);
+                    servePut(in, p, payload, requestId);
                 } else if (op == DataProtocol.OP_DIFF && payload <= DataProtocol.MAX_DIFF_PAYLOAD) {
                     in.position(p + DataProtocol.REQUEST_HEADER + payload);
                     byte status = coherent.diff(in, p, payload);
@@ -378,7 +333,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
                 } else if ((op == DataProtocol.OP_GET || op == DataProtocol.OP_CAS || op == DataProtocol.OP_NOTIFY
                         || op == DataProtocol.OP_FILL) && payload == 0) {
                     in.position(p + DataProtocol.REQUEST_HEADER);
-                    serveSmall(p, op, requestId);
+                    serveSmall(in, p, op, requestId);
                 } else {
                     malformed(requestId);
                 }
@@ -406,27 +361,11 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
             malformed(0);
             keep = false;
         }
-        if (keep) {
-            inStart = in.position();
-            in.position(in.limit()).limit(in.capacity());
-        } else {
-            in.compact();
-            inStart = 0;
-        }
-        if (growIn) {
-            growIn = false;
-            ByteBuffer bigger = ByteBuffer.allocateDirect(DIFF_IN_CAPACITY).order(ByteOrder.LITTLE_ENDIAN);
-            // The view first, while the buffer's position is 0: a segment of a buffer starts at
-            // its position, and every index into inSegment is absolute.
-            MemorySegment biggerSegment = MemorySegment.ofBuffer(bigger);
-            bigger.put(in.flip());
-            in = bigger;
-            inSegment = biggerSegment;
-        }
+        input.endServing(keep);
         return served;
     }
 
-    private void servePut(int p, int payload, long requestId) {
+    private void servePut(ByteBuffer in, int p, int payload, long requestId) {
         long segmentId = in.getLong(p + 16);
         long offset = in.getLong(p + 48);
         if (in.getLong(p + 56) != payload) {
@@ -468,10 +407,10 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         int body = DataProtocol.bodyBeforeLastWord(offset, payload);
         try {
             if (here == payload) {
-                coherent.put(segmentId, offset, inSegment, start, target, payload, body); // copied and logged
+                coherent.put(segmentId, offset, input.segment(), start, target, payload, body); // copied and logged
             } else {
                 coherent.bulkPutStarting(segmentId, offset, payload);
-                WordCopy.toMapping(inSegment, start, target, 0, Math.min(here, body));
+                WordCopy.toMapping(input.segment(), start, target, 0, Math.min(here, body));
             }
         } catch (IllegalStateException unmapped) {
             if (here < payload) {
@@ -492,7 +431,7 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         }
     }
 
-    private void serveSmall(int p, byte op, long requestId) {
+    private void serveSmall(ByteBuffer in, int p, byte op, long requestId) {
         long segmentId = in.getLong(p + 16);
         long offset = in.getLong(p + 48);
         long a = in.getLong(p + 56);
@@ -510,22 +449,9 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
             return;
         }
         if (op == DataProtocol.OP_NOTIFY) {
-            if ((in.get(p + 5) & DataProtocol.FLAG_AFTER_OK) != 0 && out.lastStatus() != DataProtocol.STATUS_OK) {
-                reply(out.lastStatus(), requestId, 0); // the store it follows failed: no notification about it
-                return;
-            }
-            if ((in.get(p + 5) & DataProtocol.FLAG_IF_WAITING) != 0 && !waiting(requestId, segmentId, in.getLong(p + 64), p)) {
-                return;
-            }
-            if (access.notificationMustWait(segmentId, resumeTask)) {
+            if (notices.serve(in, p, requestId, segmentId, offset, a, resumeTask)) {
                 held = true; // nothing answered or counted: the whole request is served again
-                stats.notificationHolds.increment();
-                return;
             }
-            access.notifyCreator(segmentId, offset, a, clientNode);
-            traffic.count(op, 0);
-            // The reply's value tells the sender how far behind the creator is (its unwritten notices).
-            reply(DataProtocol.STATUS_OK, requestId, access.notificationBacklog(segmentId));
             return;
         }
         long value = length;
@@ -551,35 +477,6 @@ final class DataConnection implements RecentConnections.Member, AccessGate.Holde
         } catch (IllegalStateException unmapped) {
             reply(AccessStatus.toWire(CmiAccessError.SINVAL), requestId, 0);
         }
-    }
-
-    /**
-     * {@link DataProtocol#FLAG_IF_WAITING}: whether the waiters word at {@code waitersOffset} is
-     * not zero, read after a full fence (so after the store served just before, the home's side
-     * of the Dekker handshake with a waiter that counts itself, fences and re-checks). Answers
-     * the request itself when it is not delivered: OK with value 0 for no waiters, or the access
-     * error for a word the token may not read.
-     */
-    private boolean waiting(long requestId, long segmentId, long waitersOffset, int p) {
-        byte status = access.check(clientNode, segmentId, in.getLong(p + 24), in.getLong(p + 32), in.getLong(p + 40),
-            HomeAccess.accessOf(DataProtocol.OP_GET), waitersOffset, 8);
-        if (status != DataProtocol.STATUS_OK) {
-            stats.errors.increment();
-            reply(status, requestId, 0);
-            return false;
-        }
-        MemorySegment word = access.slice(segmentId, waitersOffset, 8);
-        if (word == null) {
-            reply(DataProtocol.STATUS_OK, requestId, 0); // reclaimed: nobody waits there any more
-            return false;
-        }
-        VarHandle.fullFence();
-        if (word.get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != 0) {
-            return true;
-        }
-        traffic.count(DataProtocol.OP_NOTIFY, 0);
-        reply(DataProtocol.STATUS_OK, requestId, 0);
-        return false;
     }
 
     private void malformed(long requestId) {

@@ -224,7 +224,7 @@ class DataPathHardeningTest {
         int size = 512 * 1024;
         Exported e = exportToRawClients(size);
         // Stores of 16 KiB and more make the home read the next request's header alone
-        // (DataConnection.STREAM_PAYLOAD); small stores and loads between them end that. All in
+        // (RequestInput.STREAM_PAYLOAD); small stores and loads between them end that. All in
         // one write, each store followed by a load of its first word: the replies come in order
         // and every load sees its store.
         int[] lengths = {65_536, 8, 20_000, 13, 70_000, 9, 16_384, 100_000};
