@@ -486,7 +486,9 @@ public interface CmiContext extends AutoCloseable {
      * @param swpval the value written if the word equals {@code cmpval}
      * @return the value of the word before the operation (equal to {@code cmpval} on success)
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#INVAL} if the offset is misaligned
+     *         this context; {@link CmiError#INVAL} if the offset is misaligned;
+     *         {@link CmiError#STORE} if the context's cached stores could not be written back
+     *         first (then the CAS is not performed)
      * @throws IndexOutOfBoundsException if the word is not within the mapping
      * @throws IllegalStateException if the mapping was detached
      * @throws CmiAccessException as for a store, and with {@link CmiAccessError#PERM} if the token
@@ -501,8 +503,8 @@ public interface CmiContext extends AutoCloseable {
      * @param addresses the addresses to flush
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
      *         this context; {@link CmiError#INVAL} if an address is invalid;
-     *         {@link CmiError#HW} if a local hardware error prevented flushing
-     * @throws CmiAccessException if an access error is met while flushing
+     *         {@link CmiError#STORE} if a line could not be written back (the home refused it or
+     *         could not be reached); {@link CmiError#HW} if a local hardware error prevented flushing
      */
     void cflush(List<CmiAddress> addresses);
 
@@ -511,7 +513,8 @@ public interface CmiContext extends AutoCloseable {
      * before loads and stores after it.
      *
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#INVAL} if this context is invalid
+     *         this context; {@link CmiError#INVAL} if this context is invalid;
+     *         {@link CmiError#STORE} if the context's cached stores could not be written back
      */
     void mb();
 
@@ -529,7 +532,8 @@ public interface CmiContext extends AutoCloseable {
      * stores after it.
      *
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#INVAL} if this context is invalid
+     *         this context; {@link CmiError#INVAL} if this context is invalid;
+     *         {@link CmiError#STORE} if the context's cached stores could not be written back
      */
     void wmb();
 
@@ -560,12 +564,15 @@ public interface CmiContext extends AutoCloseable {
 
     /**
      * Implements {@code close_fb}: flushes as {@link #flushFb(FlushEpoch)} does, then closes the
-     * epoch.
+     * epoch (also when the flush failed).
      *
      * @param epoch the calling thread's open epoch
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
      *         this context; {@link CmiError#INVAL} if the epoch is invalid, already closed or not
-     *         the thread's; {@link CmiError#HW} if a local hardware error prevented flushing
+     *         the thread's; {@link CmiError#STORE} if stores could not be flushed, as
+     *         {@code flush_fb} reports it (the spec's {@code close_fb} list does not name it, but
+     *         a close flushes "as if the thread had invoked flush_fb()"); {@link CmiError#HW} if a
+     *         local hardware error prevented flushing
      */
     void closeFb(FlushEpoch epoch);
 

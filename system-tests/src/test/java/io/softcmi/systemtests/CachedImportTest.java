@@ -34,13 +34,17 @@ class CachedImportTest {
     private static String addressB;
     private static String addressC;
     private static NodeProcess nodeA;
+    private static NodeProcess nodeB;
+    private static ClusterNodes cluster;
+    private static ClientProcess held;
 
     @BeforeAll
     @Timeout(90)
     static void startCluster() throws IOException {
-        ClusterNodes cluster = ClusterNodes.create(RESOURCES);
+        cluster = ClusterNodes.create(RESOURCES);
         List<NodeProcess> nodes = cluster.start("A", "B", "C");
         nodeA = nodes.get(0);
+        nodeB = nodes.get(1);
         List<ClientProcess> workers = cluster.clients(nodes.get(0), nodes.get(1), nodes.get(2));
         a = workers.get(0);
         b = workers.get(1);
@@ -192,6 +196,80 @@ class CachedImportTest {
         assertEquals("VERIFIED", a.request("check " + s.onA + " 1024 3 5"), "bytes before the run, another node's");
         assertEquals("VERIFIED", a.request("check " + s.onA + " " + (start + length) + " 5 5"), "bytes after the run");
         assertEquals("VERIFIED", c.request("check " + s.onC + " " + start + " " + length + " 9"));
+    }
+
+    /**
+     * {@code CMI_ERR_STORE} (libcmi {@code flush_fb}; cache.md "Releases"): a store sits in a
+     * cached line whose token its owner deleted, so writing it back is refused. Every release
+     * that writes it back throws STORE, and the store does not land: {@code wmb}, {@code mb},
+     * {@code cflush}, {@code atm_cas} (a release before the CAS), {@code flush_fb} and
+     * {@code close_fb} (which closes the epoch all the same). The importer's cache has its
+     * background thread held off ({@link #heldClient}), so that the release under test is the
+     * one that meets the refusal.
+     */
+    @Test
+    void shouldThrowStoreFromEveryReleaseWhoseWriteBackIsRefused() throws IOException {
+        ClientProcess held = heldClient();
+        String heldAddress = held.expect("node", "NODE");
+        String[] releases = {"wmb", "mb", "cflush-one ID 8", "cas ID 64 0 1", "flush-fb", "close-fb"};
+        for (String release : releases) {
+            long id = Long.parseLong(a.expect("create " + PAGE, "SEGMENT"));
+            a.expect("attach " + id, "ATTACHED");
+            String handle = a.expect("export " + id, "HANDLE");
+            String token = a.expect("token " + id + " " + heldAddress + " READ,WRITE,ATOMIC", "TOKEN");
+            long proxy = importAndAttach(held, handle, token, 0);
+            boolean epoch = release.endsWith("-fb");
+            if (epoch) {
+                held.expect("open-fb", "OK");
+            }
+            assertEquals("VALUE 0", held.request("get-long " + proxy + " 0"), "the line is cached");
+            a.expect("tok-del " + token, "OK");
+            assertEquals("OK", held.request("put-long-nobarrier " + proxy + " 8 77"), release + ": the store goes to the cached line");
+            String reply = held.request(release.replace("ID", Long.toString(proxy)));
+            assertTrue(reply.startsWith("ERROR STORE STORE"), release + " after a refused write-back: " + reply);
+            if (release.equals("close-fb")) {
+                held.expect("open-fb", "OK"); // the failed close closed the epoch: a new one opens
+                held.expect("close-fb", "OK");
+            } else if (epoch) {
+                held.expect("close-fb", "OK"); // the failed flush wrote back what it could: nothing is left
+            }
+            assertEquals("VALUE 0", a.request("get-long " + id + " 8"), release + ": the refused store did not land");
+            held.expect("detach " + proxy, "DETACHED");
+        }
+    }
+
+    /**
+     * {@code CMI_EVENT_STORE_FAILURE}: a write-back no caller waits for is refused (here the
+     * detach's; the background writer's and an eviction's report the same way).
+     */
+    @Test
+    void shouldRaiseStoreFailureWhenAWriteBackNobodyWaitsForIsRefused() throws IOException {
+        ClientProcess held = heldClient();
+        String heldAddress = held.expect("node", "NODE");
+        long id = Long.parseLong(a.expect("create " + PAGE, "SEGMENT"));
+        a.expect("attach " + id, "ATTACHED");
+        String handle = a.expect("export " + id, "HANDLE");
+        String token = a.expect("token " + id + " " + heldAddress + " READ,WRITE,ATOMIC", "TOKEN");
+        long proxy = importAndAttach(held, handle, token, 0);
+        assertEquals("VALUE 0", held.request("get-long " + proxy + " 0"), "the line is cached");
+        a.expect("tok-del " + token, "OK");
+        assertEquals("OK", held.request("put-long-nobarrier " + proxy + " 8 77"));
+        held.expect("detach " + proxy, "DETACHED");
+        String events = held.request("events-until STORE_FAILURE 10000");
+        assertTrue(events.startsWith("EVENTS") && events.endsWith("STORE_FAILURE"), events);
+        assertEquals("VALUE 0", a.request("get-long " + id + " 8"), "the refused store did not land");
+    }
+
+    /**
+     * A client on B whose cache's background thread does nothing for ten minutes (no write-back,
+     * refresh or report): what the tests do to its cache happens only in the calls they make.
+     */
+    private static synchronized ClientProcess heldClient() throws IOException {
+        if (held == null) {
+            held = cluster.clients(List.of("-Dsoftcmi.cache.writeBackMs=600000", "-Dsoftcmi.cache.refreshMs=600000",
+                "-Dsoftcmi.cache.reportMs=600000"), nodeB).get(0);
+        }
+        return held;
     }
 
     @Test

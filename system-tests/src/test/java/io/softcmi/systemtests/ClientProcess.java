@@ -106,6 +106,22 @@ final class ClientProcess implements AutoCloseable {
         return launch(prefix, List.of(), worker, logDir, name, nodeDirectory);
     }
 
+    /**
+     * Starts a worker process with JVM options (system properties) on a node without waiting for it.
+     *
+     * @param jvmOptions options before the main class
+     * @param worker the worker main class
+     * @param logDir where its log goes
+     * @param name a name for logs and messages
+     * @param nodeDirectory the node to join ({@code SOFTCMI_NODE})
+     * @return the starting client
+     * @throws IOException if it cannot be started
+     */
+    static ClientProcess launchWithOptions(List<String> jvmOptions, Class<?> worker, Path logDir, String name, Path nodeDirectory)
+            throws IOException {
+        return launch(List.of(), jvmOptions, worker, logDir, name, nodeDirectory);
+    }
+
     private static ClientProcess launch(List<String> prefix, List<String> jvmOptions, Class<?> worker, Path logDir, String name,
             Path nodeDirectory) throws IOException {
         Files.createDirectories(logDir);

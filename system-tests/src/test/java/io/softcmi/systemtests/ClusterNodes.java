@@ -310,9 +310,21 @@ final class ClusterNodes implements AutoCloseable {
      * @throws IOException if one cannot be started
      */
     List<ClientProcess> clients(NodeProcess... onNodes) throws IOException {
+        return clients(List.of(), onNodes);
+    }
+
+    /**
+     * {@link #clients(NodeProcess...)} with JVM options (system properties) for each.
+     *
+     * @param jvmOptions options before the main class
+     * @param onNodes the node of each client
+     * @return the clients, ready and enabled
+     * @throws IOException if one cannot be started
+     */
+    List<ClientProcess> clients(List<String> jvmOptions, NodeProcess... onNodes) throws IOException {
         List<ClientProcess> started = new ArrayList<>();
         for (NodeProcess n : onNodes) {
-            ClientProcess c = ClientProcess.launch(RemoteWorkers.class, resources.logDir(),
+            ClientProcess c = ClientProcess.launchWithOptions(jvmOptions, RemoteWorkers.class, resources.logDir(),
                 "w" + (++clientCount) + "-" + n.directory().getFileName(), n.directory());
             clients.add(c);
             started.add(c);

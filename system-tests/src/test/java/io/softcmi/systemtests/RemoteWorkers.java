@@ -58,7 +58,8 @@ import java.util.concurrent.locks.LockSupport;
  * mix SEED OPS ME ID0 ID1 ID2            -> MIX steps loads malformed violations finalErrors  (see {@link RandomMix})
  * exit                                   -> BYE
  * </pre>
- * and the event commands of {@link EventCommands} ({@code events-until}, {@code timed-get}, ...).
+ * and the event commands of {@link EventCommands} ({@code events-until}, {@code timed-get}, ...)
+ * and the barrier commands of {@link BarrierCommands} ({@code wmb}, {@code flush-fb}, {@code cas}, ...).
  * Failures answer {@code ERROR CODE LASTERROR message}, {@code ACCESS_ERROR KIND SEGMENT OFFSET}
  * or {@code EXCEPTION class message}. The message-passing litmus words live at
  * {@link #MP_DATA}, {@link #MP_FLAG}, {@link #MP_STOP} and {@link #MP_BARRIER}.
@@ -83,10 +84,12 @@ public final class RemoteWorkers {
     private final PrintStream out;
     private final CmiContext ctx;
     private final Map<Long, Deque<CmiMapping>> mappings = new HashMap<>();
+    private final BarrierCommands barriers;
 
     private RemoteWorkers(PrintStream out, CmiContext ctx) {
         this.out = out;
         this.ctx = ctx;
+        this.barriers = new BarrierCommands(ctx, this::mapping);
     }
 
     /**
@@ -102,6 +105,9 @@ public final class RemoteWorkers {
     private String execute(String[] a) {
         if (EventCommands.handles(a[0])) {
             return EventCommands.execute(ctx, a, this::mapping); // events, timed access, CMAP requests
+        }
+        if (BarrierCommands.handles(a[0])) {
+            return barriers.execute(a); // one barrier call each
         }
         return switch (a[0]) {
             case "node" -> "NODE " + HEX.formatHex(ctx.nodeAddress().toBytes());

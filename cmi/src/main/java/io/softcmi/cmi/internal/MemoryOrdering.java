@@ -128,8 +128,11 @@ final class MemoryOrdering {
     void closeFb(ThreadState ts, FlushEpoch epoch) {
         FlushEpochImpl e = ownEpoch(ts, epoch, "close_fb");
         java.lang.invoke.VarHandle.fullFence();
-        CachedImports.releaseThread(remoteCache);
-        e.open = false;
-        ts.epoch = null;
+        try {
+            CachedImports.releaseThread(remoteCache);
+        } finally {
+            e.open = false; // closed also when its write-back failed (STORE): the thread may open another
+            ts.epoch = null;
+        }
     }
 }
