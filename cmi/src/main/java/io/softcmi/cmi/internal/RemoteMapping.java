@@ -403,6 +403,8 @@ final class RemoteMapping implements CmiMapping {
     /**
      * The outcome of pipelined calls, awaited with {@link RemoteConnection#finishPutThenNotify};
      * {@code notified}: the last call is a notification (whose reply carries the creator's backlog).
+     * Several threads may await it at once: each joins the calls ({@link RemoteCall#join}), and
+     * a call's status does not change once it is done, so each gets the same verdict.
      */
     private io.softcmi.cmi.notify.PendingPut pending(RemoteConnection c, RemoteCall[] calls, long off,
             boolean notified) {

@@ -61,24 +61,7 @@ final class Route implements DirectRoute {
             }
             seq = c.send(inlet, op, offset, src, notifyOffset, value, endpoints.deadline());
         } while (seq == 0); // retired meanwhile by another route's move: send on the next one
-        RouteConnection sentOn = c;
-        long sentSeq = seq;
-        return new PendingPut() {
-            @Override
-            public boolean done() {
-                return sentOn.done(sentSeq);
-            }
-
-            @Override
-            public void await() {
-                sentOn.await(sentSeq, inlet.inletId(), offset, endpoints.deadline());
-            }
-
-            @Override
-            public long creatorBacklog() {
-                return 0;
-            }
-        };
+        return new RoutePut(c, seq, endpoints, inlet.inletId(), offset);
     }
 
     /** @return the connection this route sends on now */

@@ -410,12 +410,11 @@ final class RouteConnection {
     }
 
     /**
-     * Waits for frame {@code seq}'s acknowledgement, at most until {@code deadline}.
-     *
-     * @throws io.softcmi.cmi.CmiAccessException the frame's refusal (TOKEN, SINVAL), or TRANSIENT
-     *     if the connection failed or the deadline passed first
+     * Waits for frame {@code seq}'s acknowledgement or refusal, at most until {@code deadline}:
+     * then the connection fails (TRANSIENT). Several threads may wait for one frame at once. The
+     * outcome is {@link #outcome}'s.
      */
-    void await(long seq, long segmentId, long offset, long deadline) {
+    void awaitAnswer(long seq, long deadline) {
         if (!done(seq)) {
             if (server.onServerThread()) {
                 awaitServing(seq, deadline);
@@ -423,13 +422,30 @@ final class RouteConnection {
                 awaitBlocking(seq, deadline);
             }
         }
-        Integer refused = refusals.remove(seq);
+    }
+
+    /**
+     * The outcome of frame {@code seq} once {@link #done}: its refusal's status (kept until
+     * {@link #forgetRefusal}), else 0 if it was acknowledged, else the connection's failure.
+     * Never waits.
+     *
+     * @return 0 if the frame is stored, else a status for {@link InletFrames#error}
+     */
+    int outcome(long seq) {
+        Integer refused = refusals.get(seq);
         if (refused != null) {
-            throw Errors.access(InletFrames.error(refused), segmentId, offset);
+            return refused;
         }
-        if (acknowledged.get() < seq) {
-            throw Errors.access(InletFrames.error(failed), segmentId, offset);
+        if (acknowledged.get() >= seq) {
+            return 0;
         }
+        int why = failed;
+        return why != 0 ? why : InletFrames.status(CmiAccessError.TRANSIENT);
+    }
+
+    /** Drops the refusal of frame {@code seq} once its outcome is settled ({@link RoutePut}). */
+    void forgetRefusal(long seq) {
+        refusals.remove(seq);
     }
 
     /** A handler on the inlet's thread waits: it reads for itself, serving the inlet. */

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.softcmi.cmi.CmiAccessError;
+import io.softcmi.cmi.CmiAccessException;
 import io.softcmi.cmi.CmiSegment;
 import io.softcmi.cmi.NodeAddress;
 import io.softcmi.cmi.internal.HandleCodec;
@@ -202,6 +204,52 @@ class SharedConnectionTest {
         org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, later::await);
         assertEquals(0, b.data.get(ValueLayout.JAVA_LONG, 8));
         assertTrue(b.inlet.awaitClosed(0), "a second wait returns at once: nothing in flight");
+    }
+
+    /**
+     * A refused frame awaited by several threads at once, and once more afterwards: each gets the
+     * refusal (until 2026-11-29 the first took it from the connection, and the others found the
+     * frame acknowledged and returned as if it had been stored).
+     */
+    @Test
+    void everyAwaiterOfARefusedFrameGetsTheRefusal() throws Exception {
+        End a = new End("a", TimeUnit.SECONDS.toNanos(5));
+        End b = new End("b");
+        Route ab = a.routeTo(b);
+        ab.put(0, word(1)).await(); // the route is open and served
+        b.inlet.close();
+        assertTrue(b.inlet.awaitClosed(TimeUnit.SECONDS.toNanos(10)));
+        PendingPut refused = ab.put(8, word(7));
+        int threads = 4;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<CmiAccessError>> outcomes = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                outcomes.add(pool.submit(() -> {
+                    start.await();
+                    return outcomeOf(refused);
+                }));
+            }
+            start.countDown();
+            for (java.util.concurrent.Future<CmiAccessError> o : outcomes) {
+                assertEquals(CmiAccessError.TOKEN, o.get(20, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(CmiAccessError.TOKEN, outcomeOf(refused), "and to a caller that comes later");
+        assertFalse(ab.connection().broken(), "a refusal leaves the connection up");
+    }
+
+    /** @return the error {@code p.await()} throws, or null if it returns */
+    private static CmiAccessError outcomeOf(PendingPut p) {
+        try {
+            p.await();
+            return null;
+        } catch (CmiAccessException e) {
+            return e.accessError();
+        }
     }
 
     @Test
