@@ -17,6 +17,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * notification is never sent after a message that failed). Thread-safe: the calling thread and
  * handlers may both send.
  *
+ * <p>No thread waits for an answer while it holds the window's lock: a waiting thread leaves the
+ * frame in the window (it still counts towards the window's size and its path's frames) and
+ * takes it out only once it is answered; several threads may wait for the same frame, and the
+ * one that takes it out reports its refusal. So a handler, which runs on the thread that reads
+ * the answers of the process's routes (the inlet thread), never waits for a thread that waits
+ * for an answer only the handler's thread would read: it waits for that answer itself, and reads
+ * it.
+ *
  * <p>Flow control towards a receiver slower at copying than the sender is at sending is the
  * home's, not this window's: while the receiver's context is far behind reading its notices the
  * home holds the sender's data connection (docs/notifications.md, back-pressure), its replies
@@ -60,13 +68,18 @@ final class SendWindow {
         }
     }
 
-    private record Entry(PendingPut put, Path path) {
+    /** A frame sent and not yet taken out of the window; {@code number} counts the frames added. */
+    private record Entry(PendingPut put, Path path, long number) {
     }
 
+    /** Guards the window's state; never held while a thread waits for an answer. */
     private final ReentrantLock lock = new ReentrantLock();
+    /** The frames not yet taken out, oldest first (guarded by {@link #lock}). */
     private final ArrayDeque<Entry> pending = new ArrayDeque<>();
-    /** Unanswered frames per {@link Path} (guarded by {@link #lock}). */
+    /** Frames per {@link Path} not yet taken out, answered or not (guarded by {@link #lock}). */
     private final int[] onPath = new int[Path.values().length];
+    /** Frames added so far (guarded by {@link #lock}): the number of the newest. */
+    private long added;
 
     /** @return whether SendData is pipelined at all */
     static boolean enabled() {
@@ -80,44 +93,61 @@ final class SendWindow {
      * @throws VmmcException BAD_IBUF_STATE if an earlier message was refused
      */
     void beforeSend() {
-        lock.lock();
-        try {
-            while (!pending.isEmpty() && (pending.peekFirst().put().done() || pending.size() >= SIZE)) {
-                settle(pending.pollFirst());
+        while (true) {
+            Entry oldest;
+            lock.lock();
+            try {
+                oldest = pending.peekFirst();
+                if (oldest == null || (!oldest.put().done() && pending.size() < SIZE)) {
+                    return;
+                }
+            } finally {
+                lock.unlock();
             }
-        } finally {
-            lock.unlock();
+            settle(oldest);
         }
     }
 
     /**
-     * Before a frame on {@code path}: if an unanswered frame of the process (any thread's) is on
-     * a path this one must wait for ({@link Path#waitsFor}), waits for every unanswered frame
-     * first (a refusal among them is thrown). The process's messages so keep their order across
-     * a change of path, whichever of its threads sent them.
+     * Before a frame on {@code path}: if a frame of the process (any thread's) not yet taken out
+     * is on a path this one must wait for ({@link Path#waitsFor}), waits until every frame sent
+     * before this call is answered and taken out (a refusal among those this thread takes out
+     * is thrown; one another thread takes out is that thread's to report). The process's
+     * messages so keep their order across a change of path, whichever of its threads sent them
+     * and whichever waits for their answers.
      *
      * @param path the path of the frame about to be sent
      * @throws VmmcException BAD_IBUF_STATE if an earlier message was refused
      */
     void onPath(Path path) {
+        long through;
         lock.lock();
         try {
-            for (Path earlier : Path.values()) {
-                if (onPath[earlier.ordinal()] > 0 && path.waitsFor(earlier)) {
-                    drainOrThrow();
-                    return;
-                }
+            if (!waitsForAny(path)) {
+                return;
             }
+            through = added;
         } finally {
             lock.unlock();
         }
+        throwIfRefused(settleThrough(through));
+    }
+
+    /** @return whether a frame on {@code path} must wait for a frame in the window (under lock) */
+    private boolean waitsForAny(Path path) {
+        for (Path earlier : Path.values()) {
+            if (onPath[earlier.ordinal()] > 0 && path.waitsFor(earlier)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Adds a frame just sent on {@code path}. */
     void add(PendingPut p, Path path) {
         lock.lock();
         try {
-            pending.addLast(new Entry(p, path));
+            pending.addLast(new Entry(p, path, ++added));
             onPath[path.ordinal()]++;
         } finally {
             lock.unlock();
@@ -125,41 +155,86 @@ final class SendWindow {
     }
 
     /**
-     * Waits for every outstanding message.
+     * Waits until every message outstanding at the call is answered and taken out of the window
+     * (by this thread or another).
      *
-     * @return the first refusal among them, or null
+     * @return the first refusal among those this thread took out, or null
      */
     VmmcException drain() {
-        VmmcException first = null;
+        long through;
         lock.lock();
         try {
-            while (!pending.isEmpty()) {
-                try {
-                    settle(pending.pollFirst());
-                } catch (VmmcException e) {
-                    first = first == null ? e : first;
-                }
-            }
+            through = added;
         } finally {
             lock.unlock();
         }
-        return first;
+        return settleThrough(through);
     }
 
     /** {@link #drain}, throwing its refusal. @throws VmmcException BAD_IBUF_STATE if an earlier message was refused */
     void drainOrThrow() {
-        VmmcException e = drain();
+        throwIfRefused(drain());
+    }
+
+    private static void throwIfRefused(VmmcException e) {
         if (e != null) {
             throw e;
         }
     }
 
-    private void settle(Entry entry) { // under lock
-        onPath[entry.path.ordinal()]--;
+    /**
+     * Settles the oldest frame until every frame numbered up to {@code through} is taken out.
+     *
+     * @return the first refusal among the frames this thread took out, or null
+     */
+    private VmmcException settleThrough(long through) {
+        VmmcException first = null;
+        while (true) {
+            Entry oldest;
+            lock.lock();
+            try {
+                oldest = pending.peekFirst();
+                if (oldest == null || oldest.number() > through) {
+                    return first;
+                }
+            } finally {
+                lock.unlock();
+            }
+            try {
+                settle(oldest);
+            } catch (VmmcException e) {
+                first = first == null ? e : first;
+            }
+        }
+    }
+
+    /**
+     * Waits, without the lock, for the answer of {@code oldest} (other threads may wait for it at
+     * once: {@link PendingPut#await} gives each the same outcome), then takes it out of the
+     * window if it is still the oldest. Only the thread that takes a frame out reports its
+     * refusal, so each refusal is thrown once.
+     *
+     * @throws VmmcException BAD_IBUF_STATE if this thread took out a refused frame
+     */
+    private void settle(Entry oldest) {
+        RuntimeException refusal = null;
         try {
-            entry.put.await();
+            oldest.put().await();
         } catch (RuntimeException e) {
-            throw Vmmc.fromCmi(e, "an earlier SendData");
+            refusal = e;
+        }
+        lock.lock();
+        try {
+            if (pending.peekFirst() != oldest) {
+                return; // another thread took it out, and reports it
+            }
+            pending.pollFirst();
+            onPath[oldest.path().ordinal()]--;
+        } finally {
+            lock.unlock();
+        }
+        if (refusal != null) {
+            throw Vmmc.fromCmi(refusal, "an earlier SendData");
         }
     }
 }
