@@ -14,7 +14,9 @@ import java.nio.channels.SocketChannel;
  * and PUT (status 0), one request at a time, writing each reply whole before it reads the next
  * request (so, like the real home, it stops reading while the client does not take its
  * replies). After HELLO it can stop answering ({@link Mode#SILENT}: reads, never replies) or stop
- * reading ({@link Mode#DEAF}).
+ * reading ({@link Mode#DEAF}); in {@link Mode#ANSWER} it can also keep reading and hold its
+ * replies until the test lets them go ({@link #holdReplies}, {@link #releaseReplies}). It records
+ * the requests it read after HELLO ({@link #requests}).
  */
 final class FakeHome implements AutoCloseable {
     /** The value of every 8-byte load. */
@@ -32,6 +34,11 @@ final class FakeHome implements AutoCloseable {
     private final boolean spin;
     /** How long the home waits before each reply after the HELLO's. */
     private volatile long replyDelayNanos;
+    /** Replies held back ({@link #holdReplies}), in order; null while replies are written at once. Under {@link #replyLock}. */
+    private java.util.List<ByteBuffer> held;
+    private final Object replyLock = new Object();
+    /** The requests read after HELLO, in order: {@code "<op> <offset>"}. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<String> requests = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     FakeHome(Mode mode) throws IOException {
         this(mode, false);
@@ -51,6 +58,33 @@ final class FakeHome implements AutoCloseable {
     /** Delays each later reply by {@code delay} (zero: answer at once). */
     void answerAfter(java.time.Duration delay) {
         replyDelayNanos = delay.toNanos();
+    }
+
+    /** Keeps reading requests, but holds every later reply until {@link #releaseReplies}. */
+    void holdReplies() {
+        synchronized (replyLock) {
+            if (held == null) {
+                held = new java.util.ArrayList<>();
+            }
+        }
+    }
+
+    /** Writes the replies held so far, in order, and answers at once again. */
+    void releaseReplies() throws IOException {
+        synchronized (replyLock) {
+            java.util.List<ByteBuffer> replies = held;
+            held = null;
+            if (replies != null) {
+                for (ByteBuffer reply : replies) {
+                    writeAll(client, reply);
+                }
+            }
+        }
+    }
+
+    /** @return the requests read after HELLO so far, in order: the op's name and the request's offset */
+    java.util.List<String> requests() {
+        return java.util.List.copyOf(requests);
     }
 
     NodeAddressImpl address() throws IOException {
@@ -84,6 +118,9 @@ final class FakeHome implements AutoCloseable {
                 long id = header.getLong(8);
                 long offset = header.getLong(48);
                 long a = header.getLong(56);
+                if (!hello) {
+                    requests.add(opName(op) + " " + offset);
+                }
                 if (!hello && mode == Mode.SILENT) {
                     continue;
                 }
@@ -103,13 +140,32 @@ final class FakeHome implements AutoCloseable {
                 if (delay > 0) {
                     Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
                 }
-                while (reply.hasRemaining()) {
-                    ch.write(reply);
+                synchronized (replyLock) {
+                    if (held != null) {
+                        held.add(reply);
+                    } else {
+                        writeAll(ch, reply);
+                    }
                 }
             }
         } catch (IOException | InterruptedException e) {
             // The client went away or the test ended.
         }
+    }
+
+    private static void writeAll(SocketChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    private static String opName(byte op) {
+        return switch (op) {
+            case DataProtocol.OP_GET -> "GET";
+            case DataProtocol.OP_PUT -> "PUT";
+            case DataProtocol.OP_NOTIFY -> "NOTIFY";
+            default -> "OP" + op;
+        };
     }
 
     private static void read(SocketChannel ch, ByteBuffer b) throws IOException {
