@@ -49,8 +49,16 @@ public final class NodeConfig {
     public NodeConfig clusterKeyFile(Path file) { this.clusterKeyFile = file; return this; }
     /** @param bytes CMI memory configured ({@code max_mem_cfg}); 0 = half the shm file system @return this */
     public NodeConfig memoryBytes(long bytes) { this.memoryBytes = bytes; return this; }
-    /** @param n most segments @return this */
+    /** @param n most segments ({@code seg_get} gives NOMEM beyond; default 4096) @return this */
     public NodeConfig maxSegments(int n) { this.maxSegments = n; return this; }
+    /** @param n most exports ({@code max_exp_segs}; {@code seg_exp} gives NOMEM beyond; default 4096) @return this */
+    public NodeConfig maxExports(int n) { this.maxExports = n; return this; }
+    /** @param n most imports ({@code max_imp_segs}; {@code seg_imp} gives NOMEM beyond; default 4096) @return this */
+    public NodeConfig maxImports(int n) { this.maxImports = n; return this; }
+    /** @param n most access tokens of the node ({@code max_acc_toks}; default 65536) @return this */
+    public NodeConfig maxTokens(int n) { this.maxTokens = n; return this; }
+    /** @param n most access tokens of one segment ({@code max_acc_stok}; default 1024) @return this */
+    public NodeConfig maxTokensPerSegment(int n) { this.maxTokensPerSegment = n; return this; }
     /** @param n data-path I/O threads ({@code --io-threads}); 0 = one per four cores, at least two, at most eight @return this */
     public NodeConfig ioThreads(int n) { this.ioThreads = n; return this; }
     /** @param t TLS for peer and data connections ({@code --tls-keystore}), null for plain TCP @return this */
@@ -166,8 +174,9 @@ public final class NodeConfig {
         if (ioThreads < 0 || ioThreads > 64) {
             throw new IllegalArgumentException("io threads must be within [0, 64]: " + ioThreads);
         }
-        if (maxSegments <= 0) {
-            throw new IllegalArgumentException("max segments must be positive");
+        if (maxSegments <= 0 || maxExports <= 0 || maxImports <= 0 || maxTokens <= 0 || maxTokensPerSegment <= 0) {
+            throw new IllegalArgumentException("the most segments, exports, imports, tokens and tokens per segment must "
+                + "be positive");
         }
         return this;
     }
