@@ -243,8 +243,8 @@ final class SegmentService {
         }
         long off = r.offset();
         long len = r.length();
-        if (off < 0 || len <= 0 || off % CACHE_LINE != 0 || len % CACHE_LINE != 0 || off + len > seg.size
-                || len > seg.size) {
+        if (off < 0 || len <= 0 || off % CACHE_LINE != 0 || len % CACHE_LINE != 0 || len > seg.size
+                || off > seg.size - len) { // not off + len > size: that overflows for an offset near Long.MAX_VALUE
             throw NodeException.inval("range must be whole cache lines (" + CACHE_LINE + ") within the segment: " + off
                 + "+" + len);
         }

@@ -44,7 +44,7 @@ final class TokenService {
         long offset = range ? r.offset() : 0;
         long size = range ? r.size() : seg.size;
         if (range && (offset < 0 || size < 0 || offset % SegmentService.PAGE != 0 || size % SegmentService.PAGE != 0
-                || offset + size > seg.size)) {
+                || size > seg.size || offset > seg.size - size)) { // offset + size could overflow
             throw NodeException.inval("token range must be aligned to seg_prot_align/seg_prot_sz (" + SegmentService.PAGE
                 + ") and lie in the segment: " + offset + "+" + size);
         }

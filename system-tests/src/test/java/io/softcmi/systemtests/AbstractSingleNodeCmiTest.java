@@ -41,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>The suite is split by topic along its superclasses: {@link ContextCmiSuite} (init, threads,
  * errors, tracing), {@link SegmentCmiSuite} (segments and their lifetime),
- * {@link ExtensibleSegmentCmiSuite}, {@link ReservationCmiSuite}, {@link DirectViewCmiSuite}; this class holds the memory
+ * {@link ExtensibleSegmentCmiSuite}, {@link ReservationCmiSuite}, {@link SharingCmiSuite} (exports, imports and tokens on
+ * one node), {@link DirectViewCmiSuite}; this class holds the memory
  * operations, flush epochs, events and the remaining {@code cmi_ctl} and {@code attr_get}
  * commands.
  */

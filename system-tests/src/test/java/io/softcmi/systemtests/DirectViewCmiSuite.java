@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * extension {@code io.softcmi.cmi.direct.DirectViews}, docs/direct.md), one test per rule. The
  * refusal of imports is in {@link CrossNodeImportTest}.
  */
-abstract class DirectViewCmiSuite extends ReservationCmiSuite {
+abstract class DirectViewCmiSuite extends SharingCmiSuite {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     @Test
