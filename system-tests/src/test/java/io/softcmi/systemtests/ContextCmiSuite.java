@@ -1,6 +1,8 @@
 package io.softcmi.systemtests;
 
+import io.softcmi.cmi.Access;
 import io.softcmi.cmi.Cmi;
+import io.softcmi.cmi.CmiAddress;
 import io.softcmi.cmi.CmiCallbacks;
 import io.softcmi.cmi.CmiCapability;
 import io.softcmi.cmi.CmiContext;
@@ -8,7 +10,12 @@ import io.softcmi.cmi.CmiError;
 import io.softcmi.cmi.CmiException;
 import io.softcmi.cmi.CmiMapping;
 import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.CmiToken;
 import io.softcmi.cmi.CmiVersion;
+import io.softcmi.cmi.FlushEpoch;
+import io.softcmi.cmi.NodeAddress;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.cmi.SegFlag;
 import io.softcmi.cmi.TraceFacility;
 import io.softcmi.cmi.TraceLevel;
 import org.junit.jupiter.api.Test;
@@ -132,8 +139,29 @@ abstract class ContextCmiSuite extends SingleNodeCmiSuiteBase {
     @Test
     void shouldRejectCallsFromThreadNotAssociated() {
         CmiSegment seg = newSegment(1);
+        CmiSegment ext = newSegment(2, SegFlag.EXTENSIBLE);
         CmiMapping m = ctx.segAt(seg, Set.of());
+        RemoteSegmentHandle handle = ctx.segExp(seg, Set.of());
+        CmiSegment proxy = ctx.segImp(handle);
+        CmiToken token = ctx.tokNew(seg, NodeAddress.ANY, EnumSet.of(Access.READ));
+        FlushEpoch epoch = ctx.openFb();
         runOnFreshThread(() -> {
+            assertCmiError(CmiError.INIT, () -> ctx.cflush(List.of(new CmiAddress(m, 0))));
+            assertCmiError(CmiError.INIT, () -> ctx.flushFb(epoch));
+            assertCmiError(CmiError.INIT, () -> ctx.closeFb(epoch));
+            assertCmiError(CmiError.INIT, () -> ctx.segExp(seg, Set.of()));
+            assertCmiError(CmiError.INIT, () -> ctx.rsegDel(handle));
+            assertCmiError(CmiError.INIT, () -> ctx.segImp(handle));
+            assertCmiError(CmiError.INIT, () -> ctx.tokNew(seg, NodeAddress.ANY, EnumSet.of(Access.READ)));
+            assertCmiError(CmiError.INIT, () -> ctx.tokNewRange(seg, 0, page, NodeAddress.ANY, EnumSet.of(Access.READ)));
+            assertCmiError(CmiError.INIT, () -> ctx.tokDel(token));
+            assertCmiError(CmiError.INIT, () -> ctx.segSetToken(proxy, token));
+            assertCmiError(CmiError.INIT, () -> ctx.segCheck(seg, 0, page));
+            assertCmiError(CmiError.INIT, () -> ctx.segRecover(seg, 0, page));
+            assertCmiError(CmiError.INIT, () -> ctx.segBreak(ext, page));
+            assertCmiError(CmiError.INIT, () -> ctx.segInfo(seg));
+            assertCmiError(CmiError.INIT, () -> ctx.attrRsegSize(seg));
+            assertCmiError(CmiError.INIT, () -> ctx.attrTokenSize(seg));
             assertCmiError(CmiError.INIT, ctx::ctlInfo);
             assertCmiError(CmiError.INIT, () -> ctx.segGet(page, NO_FLAGS));
             assertCmiError(CmiError.INIT, () -> ctx.segFromId(seg.id()));
@@ -153,6 +181,11 @@ abstract class ContextCmiSuite extends SingleNodeCmiSuiteBase {
             assertCmiError(CmiError.INIT, ctx::fini);
         });
         assertEquals(0, m.getLong(0), "the refused atm_cas changed nothing");
+        ctx.flushFb(epoch); // the refused calls left the epoch open
+        ctx.closeFb(epoch);
+        ctx.tokDel(token); // and the token unrevoked
+        ctx.rsegDel(handle); // and the handle undeleted
+        assertEquals(0, ctx.segStatus(ext).segBrk(), "and the break unmoved");
     }
 
     @Test
@@ -194,8 +227,16 @@ abstract class ContextCmiSuite extends SingleNodeCmiSuiteBase {
             CmiSegment seg = shared.segGet(page, NO_FLAGS);
             assertEquals(page, shared.segStatus(seg).segSz(), "the context lives while a thread remains");
             shared.fini(); // the last thread: the context ends
+            // Its threads have all left, so a call from any thread meets the association check first.
+            assertCmiError(CmiError.INIT, shared::ctlInfo, "the thread that ended the context");
+            assertCmiError(CmiError.INIT, () -> shared.segGet(page, NO_FLAGS));
+            assertCmiError(CmiError.INIT, shared::fini);
         });
-        runOnFreshThread(() -> assertCmiError(CmiError.INVAL, shared::iniTh));
+        runOnFreshThread(() -> {
+            assertCmiError(CmiError.INVAL, shared::iniTh, "ini_th of an ended context");
+            assertCmiError(CmiError.INIT, shared::ctlInfo, "a thread never associated with it");
+        });
+        assertCmiError(CmiError.INIT, shared::ctlInfo, "a thread associated with another context");
     }
 
     // ---- cmi_get_error ----

@@ -100,14 +100,17 @@ final class ContextThreads {
         return ended;
     }
 
-    /** Checks the calling thread for a control call and clears its last error. */
+    /**
+     * Checks the calling thread for a control call and clears its last error. A context ends only
+     * when its last thread leaves ({@link #leave}) and no thread joins it after that
+     * ({@link #join}), so no thread is associated with an ended context: every call on it fails
+     * this check with {@code INIT}.
+     */
     ThreadState enter(TraceFacility facility, String call) {
         ThreadState ts = ThreadState.current();
         if (ts.context != context) {
-            throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context (" + call + ")");
-        }
-        if (ended) {
-            throw Errors.fail(CmiError.INVAL, "context is finalized (" + call + ")");
+            throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context (" + call + ")"
+                + (ended ? "; the context has ended" : ""));
         }
         ts.lastError = null;
         tracer.trace(facility, TraceLevel.DEBUG, call);
@@ -121,7 +124,7 @@ final class ContextThreads {
      */
     ThreadState enter(TraceFacility facility, String call, Object subject) {
         ThreadState ts = ThreadState.current();
-        if (ts.context != context || ended || tracer.enabled(facility, TraceLevel.DEBUG)) {
+        if (ts.context != context || tracer.enabled(facility, TraceLevel.DEBUG)) {
             return enter(facility, call + " " + subject);
         }
         ts.lastError = null;
