@@ -1,5 +1,6 @@
 package io.softcmi.systemtests;
 
+import static io.softcmi.systemtests.CmiAssertions.assertCmiError;
 import static io.softcmi.systemtests.FailureScenarios.DETECTOR;
 import static io.softcmi.systemtests.FailureScenarios.EVENT_WAIT;
 import static io.softcmi.systemtests.FailureScenarios.detectorLines;
@@ -220,6 +221,11 @@ class FailureEventsSystemTest {
         ContextThread onB = cluster.context(b);
         Imported ib = importAndAttach(onB, s.handle(), s.token());
         onB.run(x -> ib.mapping().putLong(0, 1234)); // acknowledged: write-through
+        // B homes a segment too, imported on A: while B suspects A, it is quiesced at its home.
+        ContextThread creatorOnB = cluster.context(b);
+        Shared homedOnB = export(creatorOnB, 4096, true);
+        ContextThread importerOnA = cluster.context(a);
+        importerOnA.run(x -> x.segImp(RemoteSegmentHandle.fromBytes(homedOnB.handle())));
         Thread.sleep(600);
         List<Long> detection = new ArrayList<>();
         for (int r = 0; r < 3; r++) {
@@ -237,6 +243,14 @@ class FailureEventsSystemTest {
                 assertEquals(SegState.QUIESCED, onB.call(x -> x.segStatus(ib.proxy()).state()));
                 CmiException attach = assertThrows(CmiException.class, () -> onB.run(x -> x.segAt(ib.proxy(), Set.of())));
                 assertEquals(CmiError.RECONFIG, attach.error(), "no attach while quiesced");
+                if (round == 0) {
+                    // Suspecting A quiesced what A imports of B in the same step (FailureEvents.peerSuspected).
+                    creatorOnB.run(x -> {
+                        assertEquals(SegState.QUIESCED, x.segStatus(homedOnB.segment()).state());
+                        assertCmiError(CmiError.RECONFIG, () -> x.segAt(homedOnB.segment(), Set.of()),
+                            "no attach of a home segment while an importer's node is suspected");
+                    });
+                }
                 long start = System.nanoTime();
                 // A store the stopped home holds unread (the next connection supersedes the one it is on):
                 // given up on, it may land when the home continues, but never after a later store.
@@ -256,6 +270,7 @@ class FailureEventsSystemTest {
             assertEquals(SegState.ACTIVE, stateAfterResume(onB, ib),
                 () -> "after RESUME (round " + round + "), the detectors said: " + detectorLines(a, b));
             onB.run(x -> x.segDt(x.segAt(ib.proxy(), Set.of())));
+            creatorOnB.run(x -> x.segDt(x.segAt(homedOnB.segment(), Set.of()))); // resumed at the home with the proxy
         }
         detection.sort(null);
         figure("home-daemon-SIGSTOP-to-QUIESCE-median", detection.get(1));
