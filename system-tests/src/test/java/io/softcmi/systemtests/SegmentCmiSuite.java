@@ -263,6 +263,15 @@ abstract class SegmentCmiSuite extends ContextCmiSuite {
     }
 
     @Test
+    void shouldRejectAttachOfASegmentWhoseFileWasRemovedBehindTheNodesBackWithInval() throws java.io.IOException {
+        CmiSegment seg = newSegment(1);
+        Files.delete(segmentFile(seg.id()));
+        assertCmiError(CmiError.INVAL, () -> ctx.segAt(seg, READ_WRITE));
+        assertEquals(0, ctx.segStatus(seg).attachCount(), "the failed attach was undone at the node");
+        ctx.segRemove(seg);
+    }
+
+    @Test
     void shouldReclaimRemovedSegmentAtOnceWhenNothingIsAttached() {
         long before = available();
         CmiSegment seg = newSegment(3);

@@ -49,8 +49,11 @@ final class SegmentMapper {
                     whole.asSlice(0, SegmentFileLayout.HEADER_SIZE), data, readOnly);
             }
             return new LocalMapping(context, segment, attachId, arena, data, readOnly);
+        } catch (java.nio.file.NoSuchFileException e) {
+            arena.close(); // removed behind the node's back: the segment is not usable, not out of resources
+            throw Errors.fail(CmiError.INVAL, "segment file " + d.path() + " of segment " + d.id() + " is gone");
         } catch (IOException e) {
-            arena.close();
+            arena.close(); // no descriptor or address space for the mapping (mmap ENOMEM, EMFILE)
             throw Errors.fail(CmiError.NOMEM, "cannot map segment " + d.id() + ": " + e.getMessage());
         } catch (RuntimeException e) {
             arena.close();
