@@ -74,23 +74,26 @@ final class Exports {
         // land in it directly. Redirection needs the copy (a redirected word must not reach the
         // buffer), so a REDIRECTABLE buffer always gets a segment of its own.
         ReceiveMemory.Backing direct = flags.contains(BufFlag.REDIRECTABLE) ? null : v.memory.backing(buf, nwords * WORD);
-        CmiSegment seg;
-        CmiMapping m;
-        if (direct != null) {
-            seg = direct.segment();
-            m = direct.mapping();
-        } else {
-            long bytes = (nwords * WORD + 8 + PAGE - 1) / PAGE * PAGE;
-            try {
+        CmiSegment seg = null;
+        CmiMapping m = null;
+        RemoteSegmentHandle rh = null;
+        CmiToken token;
+        try {
+            if (direct != null) {
+                seg = direct.segment();
+                m = direct.mapping();
+            } else {
+                long bytes = (nwords * WORD + 8 + PAGE - 1) / PAGE * PAGE;
                 seg = v.ctx.segGet(bytes, Set.of());
-            } catch (CmiException e) {
-                throw new VmmcException(VmmcResult.NO_MEM, e.getMessage());
+                m = v.ctx.segAt(seg, Set.of());
+                m.put(0, buf.asSlice(0, nwords * WORD));
             }
-            m = v.ctx.segAt(seg, Set.of());
-            m.put(0, buf.asSlice(0, nwords * WORD));
+            rh = v.ctx.segExp(seg, EnumSet.of(ExportAttr.WRITE_THROUGH));
+            token = v.ctx.tokNew(seg, NodeAddress.ANY, access);
+        } catch (CmiException | io.softcmi.cmi.CmiAccessException e) {
+            undo(direct == null ? seg : null, direct == null ? m : null, rh);
+            throw fromCmi(e, VmmcResult.BAD_RBUF_STATE, "export of rbufid " + rbufid);
         }
-        RemoteSegmentHandle rh = v.ctx.segExp(seg, EnumSet.of(ExportAttr.WRITE_THROUGH));
-        CmiToken token = v.ctx.tokNew(seg, NodeAddress.ANY, access);
         DirectInlet inlet = access.contains(Access.WRITE) ? openInlet(m) : null;
         ExportHandle h = new ExportHandle(v, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token,
             direct != null, inlet);
@@ -100,6 +103,32 @@ final class Exports {
             new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes(), direct != null,
                 inlet == null ? new byte[0] : inlet.address()));
         return h;
+    }
+
+    /**
+     * The VMMC code for a failed CMI call: NO_MEM where CMI was out of resources
+     * ({@code CMI_ERR_NOMEM}: memory, segments, tokens), {@code otherwise} for the rest.
+     */
+    static VmmcException fromCmi(RuntimeException e, VmmcResult otherwise, String what) {
+        boolean noMem = e instanceof CmiException c && c.error() == io.softcmi.cmi.CmiError.NOMEM;
+        return new VmmcException(noMem ? VmmcResult.NO_MEM : otherwise, what + ": " + e.getMessage());
+    }
+
+    /** Gives back what a failed export had made (best effort: the export fails anyway). */
+    private void undo(CmiSegment seg, CmiMapping m, RemoteSegmentHandle rh) {
+        try {
+            if (rh != null) {
+                v.ctx.rsegDel(rh);
+            }
+            if (m != null) {
+                v.ctx.segDt(m);
+            }
+            if (seg != null) {
+                v.ctx.segRemove(seg);
+            }
+        } catch (RuntimeException x) {
+            v.debug("failed export cleanup: " + x.getMessage());
+        }
     }
 
     /** Whether exports serve senders from this process ({@code vmmc.directDelivery}, default true). */

@@ -57,14 +57,22 @@ final class Importer {
             }
         }
         long proxy = v.destSpace.reserve(e.nwords());
-        CmiSegment seg;
+        CmiSegment seg = null;
         CmiMapping m;
         try {
             seg = v.ctx.segImp(RemoteSegmentHandle.fromBytes(e.handle()));
             v.ctx.segSetToken(seg, CmiToken.fromBytes(e.token()));
             m = v.ctx.segAt(seg, Set.of());
         } catch (CmiException | io.softcmi.cmi.CmiAccessException x) {
-            throw new VmmcException(VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid + ": " + x.getMessage());
+            if (seg != null) {
+                try {
+                    v.ctx.segRemove(seg);
+                } catch (RuntimeException y) {
+                    v.debug("failed import cleanup: " + y.getMessage());
+                }
+            }
+            // NO_MEM where CMI ran out of resources; otherwise the export is not importable (gone, token refused)
+            throw Exports.fromCmi(x, VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid);
         }
         ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m, e.inPlace(),
             route(v, e.inlet()));

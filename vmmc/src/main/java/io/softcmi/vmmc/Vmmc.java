@@ -207,7 +207,9 @@ public final class Vmmc implements AutoCloseable {
      * @param perm export permissions: must be 0 (not used by the manual either)
      * @return the handle
      * @throws VmmcException BAD_SIZE, BAD_ALIGNMENT, BAD_ARG (flags, short buffer),
-     *         BUF_ALREADY_EXISTS, OVERLAPPED_BUFS, NOT_IMPLEMENTED ({@code perm != 0}), NO_MEM
+     *         BUF_ALREADY_EXISTS, OVERLAPPED_BUFS, NOT_IMPLEMENTED ({@code perm != 0}); NO_MEM if CMI
+     *         is out of resources for its segment, export or token ({@code CMI_ERR_NOMEM}),
+     *         BAD_RBUF_STATE if CMI refuses them otherwise
      */
     public synchronized ExportHandle exportRecvBuf(MemorySegment buf, long nwords, int rbufid, VmmcCallback proc,
             Set<BufFlag> flags, int perm) {
@@ -247,7 +249,8 @@ public final class Vmmc implements AutoCloseable {
      * @param rbufid the buffer id
      * @return the import, with its DestSpace address and size
      * @throws VmmcException NO_SUCH_NODE, NO_SUCH_PROCESS (never registered), BAD_RBUF_STATE
-     *         (unexported, or not exported in time), NO_PHYS_DEST_SPACE, NO_VIRT_DEST_SPACE
+     *         (unexported, not exported in time, or CMI refuses the import), NO_PHYS_DEST_SPACE,
+     *         NO_VIRT_DEST_SPACE, NO_MEM (CMI out of resources for the import: {@code CMI_ERR_NOMEM})
      */
     public ImportHandle importRecvBuf(VmmcNode node, VmmcPid pid, int rbufid) {
         debug("ImportRecvBuf " + node + " " + pid + " id=" + rbufid);

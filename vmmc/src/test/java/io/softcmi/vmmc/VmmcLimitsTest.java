@@ -49,6 +49,30 @@ class VmmcLimitsTest {
     }
 
     @Test
+    void shouldReportNoMemWhenCmiHasNoMemoryForAnExport() {
+        // A reservation holding all of the node's CMI memory, not associated with the context:
+        // the export's own segment (REDIRECTABLE buffers always get one) finds none left.
+        MemorySegment buf = rx.with(v -> v.allocate(4));
+        long key = rx.with(v -> {
+            long k = v.ctx.ctlMemReserve(v.ctx.ctlInfo().maxMemAvail()).rsvKey();
+            v.ctx.ctlMemReserveSet(0);
+            return k;
+        });
+        try {
+            assertEquals(VmmcResult.NO_MEM, code(() -> rx.run(v ->
+                v.exportRecvBuf(buf, 4, 1, null, EnumSet.of(BufFlag.READWRITE, BufFlag.REDIRECTABLE), 0))));
+        } finally {
+            rx.run(v -> {
+                v.ctx.ctlMemReserveSet(key);
+                v.ctx.ctlMemReserveDel();
+            });
+        }
+        // nothing of the failed export is left: the id exports now
+        assertEquals(VmmcResult.SUCCESS, code(() -> rx.run(v ->
+            v.exportRecvBuf(buf, 4, 1, null, EnumSet.of(BufFlag.READWRITE, BufFlag.REDIRECTABLE), 0))));
+    }
+
+    @Test
     void shouldReportNoPhysDestSpacePastTheImportLimit() {
         System.setProperty("vmmc.maxImports", "1");
         try (Endpoint tx = new Endpoint("tx")) {
