@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -97,7 +98,12 @@ class VmmcCallsTest {
         assertTrue((boolean) rx.with(v -> v.equalNodes(beta, new VmmcNode(2, "beta"))));
         assertFalse((boolean) rx.with(v -> v.equalNodes(beta, v.myNode())));
         assertEquals(VmmcResult.NO_SUCH_NODE, code(() -> rx.run(v -> v.nameToNode("gamma"))));
-        assertEquals(VmmcResult.NO_PARENT.code(), (int) rx.with(v -> v.parent().isPresent() ? 0 : VmmcResult.NO_PARENT.code()));
+        assertEquals(VmmcResult.NO_SUCH_NODE, code(() -> rx.run(v -> v.nodeToName(new VmmcNode(9, "gamma")))));
+        assertEquals(VmmcResult.NO_SUCH_NODE, code(() -> rx.run(v -> v.nodeToName(null))));
+        // vmmc_Parent's NoParent is an empty parent(): no call returns the code
+        assertTrue(rx.with(Vmmc::parent).isEmpty());
+        // Spawn checks the node before it starts anything
+        assertEquals(VmmcResult.NO_SUCH_NODE, code(() -> rx.run(v -> v.spawn("java.lang.Object", null, new VmmcNode(9, "gamma")))));
         assertTrue(Vmmc.errorStr(VmmcResult.BAD_SIZE.code()).startsWith("vmmcErr_BadSize"));
         assertEquals(VmmcResult.BAD_SIZE, VmmcResult.of(-7));
     }
@@ -131,6 +137,12 @@ class VmmcCallsTest {
         assertEquals(VmmcResult.BAD_PROXY_ADDR, code(() -> tx.run(v -> v.sendData(src, 4, 1))));
         assertEquals(VmmcResult.BAD_PROXY_EXTENSION, code(() -> tx.run(v -> v.sendData(src, base + 4, 16))));
         assertEquals(VmmcResult.BAD_ARG, code(() -> tx.run(v -> v.sendData(words(1), base, 2))));
+        // the other five transfer calls share these checks (Transfer.check): one of each per call
+        assertEquals(VmmcResult.BAD_SIZE, code(() -> tx.run(v -> v.sendDataAsync(src, base, 0))));
+        assertEquals(VmmcResult.BAD_ALIGNMENT, code(() -> tx.run(v -> v.sendDataNotify(src, base + 2, 1))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> tx.run(v -> v.sendDataAsyncNotify(null, base, 1))));
+        assertEquals(VmmcResult.BAD_PROXY_ADDR, code(() -> tx.run(v -> v.getData(src, 4, 1))));
+        assertEquals(VmmcResult.BAD_PROXY_EXTENSION, code(() -> tx.run(v -> v.getDataAsync(src, base + 4, 16))));
         Pair q = pair(16, EnumSet.of(BufFlag.READWRITE), null);
         // first word in q's region: last one past it lands in q's guard page or beyond: a different import or extension
         VmmcResult r = code(() -> tx.run(v -> v.sendData(words(new int[4096]), base, 4096)));
@@ -174,6 +186,25 @@ class VmmcCallsTest {
     }
 
     @Test
+    void shouldCheckRedirectionArguments() {
+        Pair r = pair(16, EnumSet.of(BufFlag.READWRITE, BufFlag.REDIRECTABLE), null);
+        MemorySegment user = Arena.ofAuto().allocate(64, 4);
+        assertEquals(VmmcResult.BAD_SIZE, code(() -> rx.run(v -> v.postRedir(r.exp, 0, 0, user))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> rx.run(v -> v.postRedir(r.exp, 0, 4, null))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> rx.run(v -> v.postRedir(r.exp, -1, 4, user))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> rx.run(v -> v.postRedir(r.exp, 14, 4, user))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> rx.run(v -> v.postRedir(r.exp, 0, 16, user.asSlice(0, 60)))));
+        assertEquals(VmmcResult.BAD_ALIGNMENT, code(() -> rx.run(v -> v.postRedir(r.exp, 0, 4, user.asSlice(2, 16)))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> tx.run(v -> v.postRedir(r.exp, 0, 4, user))));
+        assertEquals(VmmcResult.SUCCESS, code(() -> rx.run(v -> v.postRedir(r.exp, 0, 4, user))));
+        rx.run(v -> v.endRedir(r.exp));
+        Pair plain = pair(8, EnumSet.of(BufFlag.READWRITE), null);
+        assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> rx.run(v -> v.clearDataEnd(plain.exp))));
+        assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> rx.run(v -> v.dataEnd(plain.exp))));
+        assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> rx.run(v -> v.postRedir(plain.exp, 0, 4, user))));
+    }
+
+    @Test
     void shouldImportAsynchronouslyAndReportStatus() throws Exception {
         int id = id();
         VmmcNode n = rx.with(Vmmc::myNode);
@@ -186,6 +217,13 @@ class VmmcCallsTest {
         assertEquals(8, h.nwords());
         assertEquals(VmmcResult.STATE_HANDLE, code(() -> tx.run(v -> v.importRecvBufStatus(r))));
         assertEquals(VmmcResult.BAD_ASYNC_HANDLE, code(() -> tx.run(v -> v.importRecvBufStatus(null))));
+        // a request of another process is not a handle of this one (and stays unreported for its own)
+        ImportRequest foreign = rx.with(v -> v.importRecvBufAsync(n, new VmmcPid(0), 1));
+        assertEquals(VmmcResult.BAD_ASYNC_HANDLE, code(() -> tx.run(v -> v.importRecvBufStatus(foreign))));
+        // a failed import is reported through the status call, once
+        await(foreign::isDone);
+        assertEquals(VmmcResult.NO_SUCH_PROCESS, code(() -> rx.run(v -> v.importRecvBufStatus(foreign))));
+        assertEquals(VmmcResult.STATE_HANDLE, code(() -> rx.run(v -> v.importRecvBufStatus(foreign))));
         assertEquals(VmmcResult.NO_SUCH_PROCESS, code(() -> tx.run(v -> v.importRecvBuf(n, new VmmcPid(999), 1))));
         assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> tx.run(v -> v.importRecvBuf(n, p, 987654))));
         assertEquals(VmmcResult.NO_SUCH_NODE, code(() -> tx.run(v -> v.importRecvBuf(new VmmcNode(9, "x"), p, 1))));
@@ -196,6 +234,10 @@ class VmmcCallsTest {
         Pair p = pair(8, EnumSet.of(BufFlag.READWRITE), null);
         VmmcNode n = rx.with(Vmmc::myNode);
         VmmcPid pid = rx.with(Vmmc::myPid);
+        assertEquals(VmmcResult.BAD_ARG, code(() -> tx.run(v -> v.unexportRecvBuf(p.exp))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> rx.run(v -> v.unexportRecvBuf(null))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> rx.run(v -> v.unimportRecvBuf(p.imp))));
+        assertEquals(VmmcResult.BAD_ARG, code(() -> tx.run(v -> v.unimportRecvBuf(null))));
         rx.run(v -> v.unexportRecvBuf(p.exp));
         assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> rx.run(v -> v.unexportRecvBuf(p.exp))));
         assertEquals(VmmcResult.BAD_RBUF_STATE, code(() -> tx.run(v -> v.importRecvBuf(n, pid, p.exp.rbufid()))));
@@ -227,6 +269,20 @@ class VmmcCallsTest {
         await(() -> tx.with(v -> v.asyncStatus(g)) == 0);
         assertEquals(50, got.getAtIndex(ValueLayout.JAVA_INT, 0));
         assertEquals(VmmcResult.BAD_ASYNC_HANDLE.code(), (int) tx.with(v -> v.asyncStatus(null)));
+        assertEquals(VmmcResult.BAD_ASYNC_HANDLE.code(), (int) rx.with(v -> v.asyncStatus(g)));
+        // a request queued behind one that has not finished is in progress
+        CountDownLatch gate = new CountDownLatch(1);
+        tx.run(v -> v.async.submit(() -> {
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        AsyncHandle queued = tx.with(v -> v.sendDataAsync(words(51), p.imp.proxyBuf(), 1));
+        assertEquals(VmmcResult.IN_PROGRESS.code(), (int) tx.with(v -> v.asyncStatus(queued)));
+        gate.countDown();
+        await(() -> tx.with(v -> v.asyncStatus(queued)) == 0);
     }
 
     @Test

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The resource-limit codes: NO_MEM, NO_PHYS_DEST_SPACE, NO_VIRT_DEST_SPACE; NOT_IN_HANDLER for Spawn. */
+/** The resource-limit codes: NO_MEM, NO_PHYS_DEST_SPACE, NO_VIRT_DEST_SPACE; NOT_IN_HANDLER and NO_SUCH_PROCESS for Spawn. */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class VmmcLimitsTest {
     @TempDir
@@ -95,6 +95,19 @@ class VmmcLimitsTest {
             VmmcPid p = rx.with(Vmmc::myPid);
             tx.run(v -> v.importRecvBuf(n, p, 1));
             assertEquals(VmmcResult.NO_VIRT_DEST_SPACE, code(() -> tx.run(v -> v.importRecvBuf(n, p, 2))));
+        }
+    }
+
+    @Test
+    void shouldReportNoSuchProcessWhenSpawnCannotStart() throws Exception {
+        // The output directory cannot be made (a file is in its place): Spawn fails before any process starts.
+        Path notADir = java.nio.file.Files.createFile(share.resolve("out-is-a-file"));
+        System.setProperty("vmmc.outdir", notADir.toString());
+        try (Endpoint p = new Endpoint("parent")) {
+            System.clearProperty("vmmc.outdir");
+            assertEquals(VmmcResult.NO_SUCH_PROCESS, code(() -> p.run(v -> v.spawn("java.lang.Object", null, v.myNode()))));
+        } finally {
+            System.clearProperty("vmmc.outdir");
         }
     }
 
