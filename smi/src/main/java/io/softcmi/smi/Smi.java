@@ -472,8 +472,10 @@ public final class Smi implements AutoCloseable {
      * Implements {@code SMI_MemwaitAll}.
      *
      * @param hs the handles
-     * @return the status of each ({@code SUCCESS} or {@code TRANSFER})
-     * @throws SmiException {@link SmiError#OTHER} if one failed (statuses in its message)
+     * @return the status of each: all {@code SUCCESS}
+     * @throws SmiException {@link SmiError#OTHER} if one failed: the status of each
+     *         ({@code SUCCESS}, {@code TRANSFER}, {@code PARAM} for an illegal handle) in
+     *         {@link SmiException#statuses()}
      */
     public SmiError[] memwaitAll(MemcpyHandle... hs) { return live(p.transfers()).memwaitAll(hs); }
 
@@ -489,7 +491,10 @@ public final class Smi implements AutoCloseable {
      * Implements {@code SMI_MemtestAll}.
      *
      * @param hs the handles
-     * @return the status of each
+     * @return the status of each: all {@code SUCCESS}
+     * @throws SmiException {@link SmiError#OTHER} unless every copy completed successfully: the
+     *         status of each ({@code SUCCESS}, {@code PENDING}, {@code NOTPOSTED}, {@code TRANSFER})
+     *         in {@link SmiException#statuses()}; {@link SmiError#PARAM} for an illegal handle
      */
     public SmiError[] memtestAll(MemcpyHandle... hs) { return live(p.transfers()).memtestAll(hs); }
 

@@ -1,5 +1,6 @@
 package io.softcmi.smi;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -11,6 +12,9 @@ public class SmiException extends RuntimeException {
 
     /** The spec error code. */
     private final SmiError error;
+
+    /** The per-handle statuses of a MemwaitAll/MemtestAll failure, else empty. */
+    private SmiError[] statuses = new SmiError[0];
 
     /**
      * Creates an exception for a failed SMI call.
@@ -33,6 +37,29 @@ public class SmiException extends RuntimeException {
     public SmiException(SmiError error, String message, Throwable cause) {
         super(Objects.requireNonNull(error, "error").specName() + ": " + message, cause);
         this.error = error;
+    }
+
+    /**
+     * Creates the {@link SmiError#OTHER} of {@code SMI_MemwaitAll} and {@code SMI_MemtestAll}:
+     * the status of each copy is in {@link #statuses()}.
+     *
+     * @param error the spec error code
+     * @param message what failed
+     * @param statuses the status of each handle, in the caller's order
+     */
+    public SmiException(SmiError error, String message, List<SmiError> statuses) {
+        this(error, message);
+        this.statuses = statuses.toArray(new SmiError[0]);
+    }
+
+    /**
+     * The status array of {@code SMI_MemwaitAll} and {@code SMI_MemtestAll} when they fail with
+     * {@link SmiError#OTHER} (the manual's "look at the individual status variables").
+     *
+     * @return the status of each handle; empty for every other failure
+     */
+    public List<SmiError> statuses() {
+        return List.of(statuses);
     }
 
     /**

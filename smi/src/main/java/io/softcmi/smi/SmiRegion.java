@@ -32,7 +32,11 @@ public interface SmiRegion {
      * Implements {@code SMI_Connect_shreg}: imports a region created with
      * {@link RegionFlag#DELAYED}. A no-op where already connected.
      *
-     * @throws SmiException {@link SmiError#PARAM} if the region was freed
+     * @throws SmiException {@link SmiError#PARAM} if the region was freed;
+     *         {@link SmiError#NOSEGMENT} if a segment of another node cannot be imported because
+     *         the node holds its maximum of imports; {@link SmiError#NOMEM} if CMI is otherwise out
+     *         of resources for a segment; {@link SmiError#OTHER} if CMI refuses it otherwise (its
+     *         owner freed it)
      */
     void connect();
 

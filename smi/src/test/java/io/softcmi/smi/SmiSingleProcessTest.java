@@ -102,6 +102,51 @@ class SmiSingleProcessTest {
     }
 
     @Test
+    void shouldRunOutOfProgressCountersAndLoops() throws Exception {
+        // The job's tables (64 counters, 32 loops) are never given back; the count is restored
+        // afterwards so that the other tests of this job still find room.
+        io.softcmi.smi.internal.Parts parts = parts();
+        int pcs = nextId(parts.counters(), -1);
+        int loops = nextId(parts.loops(), -1);
+        java.util.List<SmiLoop> made = new java.util.ArrayList<>();
+        try {
+            SmiException pcFull = assertThrows(SmiException.class, () -> {
+                for (int i = 0; i <= 64; i++) {
+                    smi.initPc();
+                }
+            });
+            assertEquals(SmiError.NOMEM, pcFull.error());
+            SmiException loopFull = assertThrows(SmiException.class, () -> {
+                for (int i = 0; i <= 32; i++) {
+                    made.add(smi.loopInit(0, 9, LoopMode.BLOCKED));
+                }
+            });
+            assertEquals(SmiError.NOMEM, loopFull.error());
+        } finally {
+            made.forEach(SmiLoop::free);
+            nextId(parts.counters(), pcs);
+            nextId(parts.loops(), loops);
+        }
+    }
+
+    private static io.softcmi.smi.internal.Parts parts() throws ReflectiveOperationException {
+        java.lang.reflect.Field f = Smi.class.getDeclaredField("p");
+        f.setAccessible(true);
+        return (io.softcmi.smi.internal.Parts) f.get(smi);
+    }
+
+    /** @return the table's next id; sets it to {@code value} unless that is negative */
+    private static int nextId(Object table, int value) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = table.getClass().getDeclaredField("nextId");
+        f.setAccessible(true);
+        int old = f.getInt(table);
+        if (value >= 0) {
+            f.setInt(table, value);
+        }
+        return old;
+    }
+
+    @Test
     void shouldOfferInitOnceOnly() {
         assertError(SmiError.OTHER, () -> Smi.init(new String[0]));
     }
@@ -293,9 +338,30 @@ class SmiSingleProcessTest {
         MemcpyHandle queued = smi.imemcpy(a.at(0), MemorySegment.ofArray(new byte[] {1, 2, 3}), 3,
             EnumSet.of(MemcpyFlag.ENQUEUE));
         assertEquals(SmiError.NOTPOSTED, smi.memtest(queued));
+        SmiException notAll = assertThrows(SmiException.class, () -> smi.memtestAll(queued));
+        assertEquals(SmiError.OTHER, notAll.error());
+        assertEquals(java.util.List.of(SmiError.NOTPOSTED), notAll.statuses());
         MemcpyHandle h = smi.imemcpy(MemorySegment.ofArray(back), b.at(5), back.length, Set.of());
         smi.memwaitAll(queued, h);
         assertEquals(SmiError.SUCCESS, smi.memtest(h));
+        assertArrayEquals(new SmiError[] {SmiError.SUCCESS, SmiError.SUCCESS}, smi.memtestAll(queued, h));
+        MemcpyHandle foreign = () -> 0;
+        assertError(SmiError.PARAM, () -> smi.memtestAll(h, foreign));
+        SmiException oneFailed = assertThrows(SmiException.class, () -> smi.memwaitAll(h, foreign));
+        assertEquals(SmiError.OTHER, oneFailed.error());
+        assertEquals(java.util.List.of(SmiError.SUCCESS, SmiError.PARAM), oneFailed.statuses());
+        // PENDING: a small copy queued behind a large one on the copy thread, tested at once
+        SmiRegion wide = smi.createShreg(RegionType.LOCAL, Smi.initReginfo(4 << 20, 0), Set.of());
+        MemorySegment big = Arena.ofAuto().allocate(4 << 20);
+        boolean pending = false;
+        for (int attempt = 0; attempt < 20 && !pending; attempt++) {
+            MemcpyHandle first = smi.imemcpy(wide.at(0), big, big.byteSize(), Set.of());
+            MemcpyHandle last = smi.imemcpy(MemorySegment.ofArray(new byte[8]), wide.at(0), 8, Set.of());
+            pending = smi.memtest(last) == SmiError.PENDING;
+            smi.memwaitAll(first, last);
+        }
+        wide.free();
+        assertTrue(pending, "no copy was seen pending");
         assertEquals(3, a.getByte(2));
         assertError(SmiError.BADADR, () -> smi.memcpy(a.at(a.size() - 2), b.at(0), 4, Set.of()));
         assertError(SmiError.PARAM, () -> smi.memwait(new MemcpyHandle() {

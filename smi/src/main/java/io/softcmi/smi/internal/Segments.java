@@ -108,13 +108,33 @@ public final class Segments {
             CmiSegment seg = ctx.segFromId(r.cmiSegId());
             return new Foreign(seg, ctx.segAt(seg, Set.of()), false);
         }
-        CmiSegment seg = ctx.segImp(RemoteSegmentHandle.fromBytes(r.handle()));
+        CmiSegment seg;
+        try {
+            seg = ctx.segImp(RemoteSegmentHandle.fromBytes(r.handle()));
+        } catch (CmiException e) {
+            if (e.error() == io.softcmi.cmi.CmiError.NOMEM && importsExhausted()) {
+                // SMI_ERR_NOSEGMENT: no shared segment left to set up (the node's import table is full)
+                throw new io.softcmi.smi.SmiException(io.softcmi.smi.SmiError.NOSEGMENT,
+                    "no import left on this node for a segment of another node: " + e.getMessage(), e);
+            }
+            throw e;
+        }
         try {
             ctx.segSetToken(seg, CmiToken.fromBytes(r.token()));
             return new Foreign(seg, ctx.segAt(seg, Set.of()), true);
         } catch (CmiException e) {
             quietly(() -> ctx.segRemove(seg));
             throw e;
+        }
+    }
+
+    /** @return whether the node holds its maximum of imports ({@code cur_imp_segs >= max_imp_segs}) */
+    private boolean importsExhausted() {
+        try {
+            io.softcmi.cmi.CmiInfo i = ctx.ctlInfo();
+            return i.curImpSegs() >= i.maxImpSegs();
+        } catch (CmiException e) {
+            return false;
         }
     }
 

@@ -76,7 +76,8 @@ public final class Transfers {
      * {@code SMI_MemwaitAll}.
      *
      * @param hs the handles
-     * @return the status of each ({@code SUCCESS} or {@code TRANSFER})
+     * @return the status of each: all {@code SUCCESS}
+     * @throws SmiException {@code OTHER} if one failed (the status of each in {@link SmiException#statuses()})
      */
     public SmiError[] memwaitAll(MemcpyHandle... hs) {
         SmiError[] st = new SmiError[hs.length];
@@ -91,7 +92,7 @@ public final class Transfers {
             }
         }
         if (!ok) {
-            throw Errors.fail(SmiError.OTHER, "some copies failed: " + Arrays.toString(st));
+            throw new SmiException(SmiError.OTHER, "some copies failed: " + Arrays.toString(st), Arrays.asList(st));
         }
         return st;
     }
@@ -110,12 +111,20 @@ public final class Transfers {
      * {@code SMI_MemtestAll}.
      *
      * @param hs the handles
-     * @return the status of each
+     * @return the status of each: all {@code SUCCESS}
+     * @throws SmiException {@code OTHER} unless every copy completed successfully (the status of
+     *         each in {@link SmiException#statuses()}); {@code PARAM} for an illegal handle
      */
     public SmiError[] memtestAll(MemcpyHandle... hs) {
         SmiError[] st = new SmiError[hs.length];
+        boolean ok = true;
         for (int i = 0; i < hs.length; i++) {
             st[i] = copier.test(hs[i]);
+            ok &= st[i] == SmiError.SUCCESS;
+        }
+        if (!ok) {
+            throw new SmiException(SmiError.OTHER, "not all copies completed successfully: " + Arrays.toString(st),
+                Arrays.asList(st));
         }
         return st;
     }
