@@ -153,8 +153,11 @@ class SmirunSystemTest {
     void shouldReportTransferWhenACopysRemoteRegionIsGone() throws Exception {
         Result r = smirun("-np", "2", "-nodes", "local:a", "local:b", TransferFailure.class.getName());
         assertEquals(0, r.exit(), r.output());
-        for (String call : List.of("memcpy", "memwait", "checkTransfer")) {
+        for (String call : List.of("memcpy", "memwait", "checkTransfer", "memtest")) {
             assertTrue(r.output().contains("transfer: " + call + " gave TRANSFER"), r.output());
+        }
+        for (String call : List.of("memwaitAll", "memtestAll")) {
+            assertTrue(r.output().contains("transfer: " + call + " gave OTHER [TRANSFER]"), r.output());
         }
         assertTrue(r.output().contains("transfer: OK"), r.output());
     }

@@ -16,7 +16,9 @@ import java.util.Set;
  * connects to it as {@code REMOTE} and copies from it once; then rank 1 frees it (its segment
  * goes away at its home) and rank 0 copies again, synchronously ({@code memcpy}), asynchronously
  * ({@code imemcpy} + {@code memwait}), and checks ({@code checkTransfer}): each must report
- * {@code TRANSFER}. Prints {@code transfer: OK} at the end.
+ * {@code TRANSFER}; so must {@code memtest} of such a copy, while {@code memwaitAll} and
+ * {@code memtestAll} report {@code OTHER} with {@code TRANSFER} as its status. Prints
+ * {@code transfer: OK} at the end.
  */
 public final class TransferFailure {
     private TransferFailure() {
@@ -50,10 +52,31 @@ public final class TransferFailure {
                 MemcpyHandle h = smi.imemcpy(buf, far.at(0), size, Set.of());
                 expectTransfer("memwait", () -> smi.memwait(h));
                 expectTransfer("checkTransfer", () -> smi.checkTransfer(Set.of()));
+                MemcpyHandle g = smi.imemcpy(buf, far.at(0), size, Set.of());
+                expectOther("memwaitAll", () -> smi.memwaitAll(g));
+                if (smi.memtest(g) != SmiError.TRANSFER) {
+                    throw new IllegalStateException("memtest gave " + smi.memtest(g) + ", not TRANSFER");
+                }
+                System.out.println("transfer: memtest gave TRANSFER");
+                expectOther("memtestAll", () -> smi.memtestAll(g));
                 System.out.println("transfer: OK");
             }
             smi.barrier();
         }
+    }
+
+    /** The *All calls: OTHER, with TRANSFER as the copy's status. */
+    private static void expectOther(String what, Runnable r) {
+        try {
+            r.run();
+        } catch (SmiException e) {
+            if (e.error() != SmiError.OTHER || !e.statuses().equals(java.util.List.of(SmiError.TRANSFER))) {
+                throw new IllegalStateException(what + " gave " + e.error() + " " + e.statuses() + ", not OTHER [TRANSFER]", e);
+            }
+            System.out.println("transfer: " + what + " gave OTHER [TRANSFER]");
+            return;
+        }
+        throw new IllegalStateException(what + " succeeded on a freed region");
     }
 
     private static void expectTransfer(String what, Runnable r) {
