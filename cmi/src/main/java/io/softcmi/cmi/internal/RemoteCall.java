@@ -59,8 +59,8 @@ final class RemoteCall {
      */
     void join() {
         Thread me = Thread.currentThread();
-        if (me == waiter) {
-            return;
+        if (me == waiter || done) {
+            return; // its caller, or a call already done: nothing to wake it for
         }
         while (true) {
             Thread[] old = joiners;
