@@ -102,8 +102,7 @@ class VmmcHandlerSendWhileDrainingTest extends RxTxTestBase {
         assertTrue(handlerFailures.isEmpty(), "the handler's sends failed: " + handlerFailures.peek());
         assertEquals(inOrder(MAIN_MESSAGES), List.copyOf(fromMain), "the main thread's messages, in order");
         assertEquals(inOrder(TRIGGERS), List.copyOf(fromHandler), "the handler's messages, in order");
-        assertTrue(slowest.get(0) < REMOTE_TIMEOUT.toNanos() / 2,
-            "a main thread's send took " + slowest.get(0) / 1_000_000 + " ms of the " + REMOTE_TIMEOUT.toMillis() + " ms remote timeout");
+        // A stall shows as BadIbufState from a send (the wait ended at the remote timeout), not as a timing.
     }
 
     /** @return the byte offset of message {@code k}'s words (from 1) in its buffer */
