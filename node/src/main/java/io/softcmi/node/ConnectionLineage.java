@@ -29,8 +29,13 @@ final class ConnectionLineage {
      * the connection at a time.
      */
     static final class Member {
-        /** A member for a connection that gave no number (nothing can supersede it). */
-        static final Member UNNUMBERED = new Member(null, null);
+        /**
+         * @return a member of its own for a connection that gave no number (nothing can supersede
+         *     it); one per connection, so that loops never write a shared pass count
+         */
+        static Member unnumbered() {
+            return new Member(null, null);
+        }
 
         private final ConnectionLineage lineage;
         private final Key key;
@@ -88,7 +93,7 @@ final class ConnectionLineage {
      */
     Member enter(WritesInFlight.Writer writer, long number) {
         if (number == 0) {
-            return Member.UNNUMBERED;
+            return Member.unnumbered();
         }
         Key key = new Key(writer, number);
         Member m = new Member(this, key);

@@ -164,7 +164,7 @@ final class DataHandshake {
     record DataClient(byte[] node, long session, ConnectionLineage.Member member) {
         /** A client whose connection has no number: nothing supersedes it. */
         DataClient(byte[] node, long session) {
-            this(node, session, ConnectionLineage.Member.UNNUMBERED);
+            this(node, session, ConnectionLineage.Member.unnumbered());
         }
     }
 

@@ -92,7 +92,7 @@ final class Exports {
             token = v.ctx.tokNew(seg, NodeAddress.ANY, access);
         } catch (CmiException | io.softcmi.cmi.CmiAccessException e) {
             undo(direct == null ? seg : null, direct == null ? m : null, rh);
-            throw fromCmi(e, VmmcResult.BAD_RBUF_STATE, "export of rbufid " + rbufid);
+            throw Vmmc.fromCmi(e, VmmcResult.BAD_RBUF_STATE, "export of rbufid " + rbufid);
         }
         DirectInlet inlet = access.contains(Access.WRITE) ? openInlet(m) : null;
         ExportHandle h = new ExportHandle(v, rbufid, buf, nwords, proc, EnumSet.copyOf(flags), seg, m, rh, token,
@@ -103,15 +103,6 @@ final class Exports {
             new Directory.Entry(nwords, flagNames(flags), rh.toBytes(), token.toBytes(), direct != null,
                 inlet == null ? new byte[0] : inlet.address()));
         return h;
-    }
-
-    /**
-     * The VMMC code for a failed CMI call: NO_MEM where CMI was out of resources
-     * ({@code CMI_ERR_NOMEM}: memory, segments, tokens), {@code otherwise} for the rest.
-     */
-    static VmmcException fromCmi(RuntimeException e, VmmcResult otherwise, String what) {
-        boolean noMem = e instanceof CmiException c && c.error() == io.softcmi.cmi.CmiError.NOMEM;
-        return new VmmcException(noMem ? VmmcResult.NO_MEM : otherwise, what + ": " + e.getMessage());
     }
 
     /** Gives back what a failed export had made (best effort: the export fails anyway). */

@@ -72,7 +72,7 @@ final class Importer {
                 }
             }
             // NO_MEM where CMI ran out of resources; otherwise the export is not importable (gone, token refused)
-            throw Exports.fromCmi(x, VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid);
+            throw Vmmc.fromCmi(x, VmmcResult.BAD_RBUF_STATE, "import of rbufid " + rbufid);
         }
         ImportHandle h = new ImportHandle(v, new ProcessId(n, pid), rbufid, proxy, e.nwords(), flags, seg, m, e.inPlace(),
             route(v, e.inlet()));

@@ -554,10 +554,22 @@ public final class Vmmc implements AutoCloseable {
         ctx.close();
     }
 
+    /** A failed CMI call of a transfer ({@code what}): BAD_IBUF_STATE. */
     static VmmcException fromCmi(RuntimeException e, String what) {
-        if (e instanceof CmiAccessException a) {
-            return new VmmcException(VmmcResult.BAD_IBUF_STATE, what + ": " + a.accessError());
-        }
-        return new VmmcException(VmmcResult.BAD_IBUF_STATE, what + ": " + e.getMessage());
+        return new VmmcException(VmmcResult.BAD_IBUF_STATE, what + ": " + cmiFailure(e));
+    }
+
+    /**
+     * A failed CMI call while exporting or importing a buffer ({@code what}): NO_MEM where CMI
+     * was out of resources ({@code CMI_ERR_NOMEM}: memory, segments, tokens), {@code otherwise}
+     * for the rest.
+     */
+    static VmmcException fromCmi(RuntimeException e, VmmcResult otherwise, String what) {
+        boolean noMem = e instanceof io.softcmi.cmi.CmiException c && c.error() == io.softcmi.cmi.CmiError.NOMEM;
+        return new VmmcException(noMem ? VmmcResult.NO_MEM : otherwise, what + ": " + cmiFailure(e));
+    }
+
+    private static String cmiFailure(RuntimeException e) {
+        return e instanceof CmiAccessException a ? a.accessError().toString() : e.getMessage();
     }
 }
