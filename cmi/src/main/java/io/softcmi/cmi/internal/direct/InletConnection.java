@@ -59,6 +59,10 @@ final class InletConnection {
     private volatile long refusals;
     /** The inlet endpoint ({@code host:port}) of the process at the other end, from its HELLO, or null. */
     private volatile String peerEndpoint;
+    /** Whether the other process's HELLO came (server thread). */
+    private boolean helloed;
+    /** When the server accepted this connection ({@code System.nanoTime()}), for the HELLO deadline; 0 if this process opened it. */
+    long acceptedAt;
     // The frame being read.
     private boolean inFrame;
     private int op;
@@ -230,6 +234,7 @@ final class InletConnection {
     }
 
     private void hello() throws ProtocolException {
+        helloed = true;
         int end = in.position() + (int) length;
         byte[] address = lengthPrefixed(end);
         byte[] endpoint = lengthPrefixed(end);
@@ -269,6 +274,11 @@ final class InletConnection {
     /** @return the refusals sent so far, for frames up to {@link #storedSeq()} (any thread) */
     long refusals() {
         return refusals;
+    }
+
+    /** @return whether the other process said HELLO on this connection (server thread) */
+    boolean helloed() {
+        return helloed;
     }
 
     /** @return the endpoint of the inlet of the process at the other end, or null if unknown */

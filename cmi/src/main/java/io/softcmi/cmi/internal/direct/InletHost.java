@@ -31,4 +31,26 @@ public interface InletHost {
 
     /** Logs a warning in the context's trace. */
     void warn(String message);
+
+    /**
+     * The most connections other processes may hold open to the inlet port at once (system
+     * property {@code softcmi.direct.maxConnections}, 1024): beyond it the oldest that has not said
+     * HELLO is dropped for a new one, and a new one is refused when every one has.
+     *
+     * @return the bound, at least 1
+     */
+    default int maxAcceptedConnections() {
+        return Math.max(1, Integer.getInteger("softcmi.direct.maxConnections", 1024));
+    }
+
+    /**
+     * How long a connection another process opened may take to say HELLO before it is dropped
+     * (system property {@code softcmi.direct.helloTimeoutMs}, 5000 ms). A route's process says it
+     * as it connects.
+     *
+     * @return the bound in nanoseconds
+     */
+    default long helloTimeoutNanos() {
+        return java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(1, Long.getLong("softcmi.direct.helloTimeoutMs", 5000)));
+    }
 }

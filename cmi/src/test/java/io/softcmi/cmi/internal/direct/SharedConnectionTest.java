@@ -30,112 +30,21 @@ import org.junit.jupiter.api.Test;
  * both ways (docs/notifications.md, "Direct delivery", "One connection per pair").
  */
 class SharedConnectionTest {
-    private final List<End> ends = new ArrayList<>();
+    private final List<DirectEnd> ends = new ArrayList<>();
 
-    /** One context's direct delivery over a fake host, with an inlet on 4 KiB of its own memory. */
-    private final class End implements InletHost {
-        final BlockingQueue<Notification> got = new LinkedBlockingQueue<>();
-        /** Runs on the inlet thread for each notification before it is queued (a handler). */
-        volatile java.util.function.Consumer<Notification> handler = n -> { };
-        final Arena arena = Arena.ofShared();
-        final MemorySegment data = arena.allocate(4096, 8);
-        final DirectEndpoints endpoints = new DirectEndpoints(this);
-        final DirectInlet inlet;
-        final String name;
-        final long timeoutNanos;
+    private DirectEnd end(String name) {
+        return end(name, TimeUnit.SECONDS.toNanos(10));
+    }
 
-        End(String name) {
-            this(name, TimeUnit.SECONDS.toNanos(10));
-        }
-
-        End(String name, long timeoutNanos) {
-            this.name = name;
-            this.timeoutNanos = timeoutNanos;
-            CmiSegment segment = new CmiSegment() {
-                @Override
-                public long id() {
-                    return 1;
-                }
-
-                @Override
-                public long size() {
-                    return 4096;
-                }
-
-                @Override
-                public boolean imported() {
-                    return false;
-                }
-
-                @Override
-                public NodeAddress home() {
-                    return HandleCodec.ANY_NODE;
-                }
-            };
-            inlet = endpoints.openInlet(data, segment, () -> true);
-            ends.add(this);
-        }
-
-        String endpoint() {
-            return InletAddress.fromBytes(inlet.address()).endpoint();
-        }
-
-        Route routeTo(End other) {
-            return (Route) endpoints.routeTo(other.inlet.address());
-        }
-
-        Notification next() throws InterruptedException {
-            Notification n = got.poll(10, TimeUnit.SECONDS);
-            assertNotNull(n, name + " got no notification in 10 s");
-            return n;
-        }
-
-        @Override
-        public void deliver(Notification n) {
-            handler.accept(n);
-            got.add(n);
-        }
-
-        @Override
-        public void bindHandlerThread() {
-        }
-
-        @Override
-        public String listenHost() {
-            return "127.0.0.1";
-        }
-
-        @Override
-        public byte[] nodeAddress() {
-            return HandleCodec.ANY_NODE.toBytes();
-        }
-
-        @Override
-        public long remoteTimeoutNanos() {
-            return timeoutNanos;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public boolean plainTcp() {
-            return true;
-        }
-
-        @Override
-        public void warn(String message) {
-        }
+    private DirectEnd end(String name, long timeoutNanos) {
+        DirectEnd e = new DirectEnd(name, timeoutNanos);
+        ends.add(e);
+        return e;
     }
 
     @AfterEach
     void close() {
-        for (End e : ends) {
-            e.endpoints.close();
-            e.arena.close();
-        }
+        ends.forEach(DirectEnd::close);
     }
 
     private static MemorySegment word(long v) {
@@ -151,8 +60,8 @@ class SharedConnectionTest {
 
     @Test
     void answersGoBackOnTheConnectionTheSenderOpened() throws Exception {
-        End a = new End("a");
-        End b = new End("b");
+        DirectEnd a = end("a");
+        DirectEnd b = end("b");
         Route ab = a.routeTo(b);
         ab.putAndNotify(0, word(1), 0, 1).await();
         assertEquals(1, b.next().value());
@@ -178,8 +87,8 @@ class SharedConnectionTest {
      */
     @Test
     void anInletClosedDuringAPassIsQuietOnceThatPassEnded() throws Exception {
-        End a = new End("a");
-        End b = new End("b");
+        DirectEnd a = end("a");
+        DirectEnd b = end("b");
         java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         b.handler = n -> {
@@ -213,8 +122,8 @@ class SharedConnectionTest {
      */
     @Test
     void everyAwaiterOfARefusedFrameGetsTheRefusal() throws Exception {
-        End a = new End("a", TimeUnit.SECONDS.toNanos(5));
-        End b = new End("b");
+        DirectEnd a = end("a", TimeUnit.SECONDS.toNanos(5));
+        DirectEnd b = end("b");
         Route ab = a.routeTo(b);
         ab.put(0, word(1)).await(); // the route is open and served
         b.inlet.close();
@@ -257,9 +166,9 @@ class SharedConnectionTest {
         // The sender's own server reads the acknowledgement on the connection its route just
         // opened; a wakeup for that connection taken by a selectNow once left the server blocked
         // for a whole second, past this timeout (a CI run of DirectDeliveryTest, 2026-11-27).
-        End creator = new End("creator");
+        DirectEnd creator = end("creator");
         for (int i = 0; i < 40; i++) {
-            End sender = new End("sender" + i, TimeUnit.MILLISECONDS.toNanos(500));
+            DirectEnd sender = end("sender" + i, TimeUnit.MILLISECONDS.toNanos(500));
             sender.routeTo(creator).put(8L * i, word(i)).await();
             assertEquals(i, creator.data.get(ValueLayout.JAVA_LONG, 8L * i));
         }
@@ -267,9 +176,9 @@ class SharedConnectionTest {
 
     @Test
     void aHandlerOnTheInletThreadMayOpenARouteAndAwaitItsFirstStore() throws Exception {
-        End a = new End("a", TimeUnit.SECONDS.toNanos(2));
-        End b = new End("b");
-        End c = new End("c");
+        DirectEnd a = end("a", TimeUnit.SECONDS.toNanos(2));
+        DirectEnd b = end("b");
+        DirectEnd c = end("c");
         java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
         a.handler = n -> { // on a's inlet thread, which must read the new connection's acknowledgement itself
             try {
@@ -291,8 +200,8 @@ class SharedConnectionTest {
      * Routes a→b and b→a on two connections, each end's own: b's inlet thread is held in a
      * handler while a connects, so b has not read a's HELLO when it connects to a.
      */
-    private Route[] routesOnTwoConnections(End a, End b) throws Exception {
-        End c = new End("c-" + a.name);
+    private Route[] routesOnTwoConnections(DirectEnd a, DirectEnd b) throws Exception {
+        DirectEnd c = end("c-" + a.name);
         java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         b.handler = n -> {
@@ -314,8 +223,8 @@ class SharedConnectionTest {
     @Test
     void threadsSendingOnOneRouteKeepTheirOrderWhileItMovesToTheSharedConnection() throws Exception {
         for (int round = 0; round < 5; round++) {
-            End a = new End("a" + round);
-            End b = new End("b" + round);
+            DirectEnd a = end("a" + round);
+            DirectEnd b = end("b" + round);
             Route[] routes = routesOnTwoConnections(a, b); // one route of the two moves while the threads send
             Route ab = routes[0];
             Route ba = routes[1];
@@ -345,7 +254,7 @@ class SharedConnectionTest {
                 t.join(30_000);
             }
             assertTrue(failures.isEmpty(), failures.toString());
-            for (End to : List.of(a, b)) {
+            for (DirectEnd to : List.of(a, b)) {
                 long[] next = new long[2];
                 for (int i = 0; i < 2 * perThread; i++) {
                     long v = to.next().value();
@@ -359,8 +268,8 @@ class SharedConnectionTest {
 
     @Test
     void aProcessThatDoesNotAnswerTheConnectHoldsUpNoRouteToAnother() throws Exception {
-        End sender = new End("sender", TimeUnit.SECONDS.toNanos(2));
-        End live = new End("live");
+        DirectEnd sender = end("sender", TimeUnit.SECONDS.toNanos(2));
+        DirectEnd live = end("live");
         // A port whose accept queue is full: a connect to it waits (its SYN is dropped).
         try (java.net.ServerSocket deaf = new java.net.ServerSocket()) {
             deaf.bind(new java.net.InetSocketAddress("127.0.0.1", 0), 1);
@@ -401,8 +310,8 @@ class SharedConnectionTest {
 
     @Test
     void anInterruptedWaitGoesOnAndLeavesTheSharedConnectionAlone() throws Exception {
-        End a = new End("a");
-        End b = new End("b");
+        DirectEnd a = end("a");
+        DirectEnd b = end("b");
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         b.handler = n -> { // b acknowledges only once its handler returns
             holdUntil(release, 10);
@@ -432,8 +341,8 @@ class SharedConnectionTest {
 
     @Test
     void connectionsOpenedByBothAtOnceConvergeOnOneAndKeepTheOrderOfEachSender() throws Exception {
-        End a = new End("a");
-        End b = new End("b");
+        DirectEnd a = end("a");
+        DirectEnd b = end("b");
         Route[] routes = routesOnTwoConnections(a, b);
         Route ab = routes[0];
         Route ba = routes[1];
