@@ -115,6 +115,11 @@ public final class DirectEndpoints {
         return chosen;
     }
 
+    /** @return the inlet server if it was started, else null (for this package's tests and counters) */
+    InletServer runningServer() {
+        return server;
+    }
+
     /**
      * @param endpoint another process's inlet endpoint
      * @return the connection this context's routes there use now, or null

@@ -90,13 +90,7 @@ class InletPortLimitsTest {
     }
 
     private static InletServer server(DirectEnd e) {
-        try {
-            var f = DirectEndpoints.class.getDeclaredField("server");
-            f.setAccessible(true);
-            return (InletServer) f.get(e.endpoints);
-        } catch (ReflectiveOperationException x) {
-            throw new AssertionError(x);
-        }
+        return e.endpoints.runningServer();
     }
 
     @Test
