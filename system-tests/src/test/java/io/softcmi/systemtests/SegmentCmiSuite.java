@@ -272,6 +272,32 @@ abstract class SegmentCmiSuite extends ContextCmiSuite {
     }
 
     @Test
+    void shouldFailAnAttachWithNomemWhenTheProcessHasNoFileDescriptorLeftAndLoseNothing() throws Exception {
+        CmiSegment seg = newSegment(1);
+        CmiMapping m = ctx.segAt(seg, READ_WRITE);
+        m.putLong(0, 42);
+        ctx.segDt(ctx.segAt(seg, READ_WRITE)); // loads the attach's and the detach's classes: none can be loaded below
+        Class.forName(io.softcmi.cmi.CmiException.class.getName());
+        io.softcmi.cmi.CmiException failed = null;
+        FileDescriptorsExhausted none = FileDescriptorsExhausted.now();
+        try {
+            ctx.segAt(seg, READ_WRITE);
+        } catch (io.softcmi.cmi.CmiException e) {
+            failed = e;
+        } finally {
+            none.close();
+        }
+        assertTrue(failed != null, "an attach with no file descriptor left");
+        assertEquals(CmiError.NOMEM, failed.error(), failed.toString());
+        assertEquals(1, ctx.segStatus(seg).attachCount(), "the failed attach was undone at the node");
+        CmiMapping again = ctx.segAt(seg, READ_WRITE);
+        assertEquals(42, again.getLong(0), "the segment lost nothing");
+        ctx.segDt(again);
+        ctx.segDt(m);
+        ctx.segRemove(seg);
+    }
+
+    @Test
     void shouldReclaimRemovedSegmentAtOnceWhenNothingIsAttached() {
         long before = available();
         CmiSegment seg = newSegment(3);
