@@ -3,9 +3,19 @@ package io.softcmi.vmmc;
 import static io.softcmi.vmmc.VmmcCallsTest.code;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.softcmi.cmi.CmiContext;
+import io.softcmi.cmi.CmiError;
+import io.softcmi.cmi.CmiException;
+import io.softcmi.cmi.CmiSegment;
+import io.softcmi.cmi.RemoteSegmentHandle;
+import io.softcmi.node.NodeConfig;
+import io.softcmi.node.NodeDaemon;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -14,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The resource-limit codes: NO_MEM, NO_PHYS_DEST_SPACE, NO_VIRT_DEST_SPACE; NOT_IN_HANDLER and NO_SUCH_PROCESS for Spawn. */
+/** The resource-limit codes: NO_MEM (an allocation, an export without CMI memory, an import without a CMI import left), NO_PHYS_DEST_SPACE, NO_VIRT_DEST_SPACE; NOT_IN_HANDLER and NO_SUCH_PROCESS for Spawn. */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class VmmcLimitsTest {
     @TempDir
@@ -70,6 +80,52 @@ class VmmcLimitsTest {
         // nothing of the failed export is left: the id exports now
         assertEquals(VmmcResult.SUCCESS, code(() -> rx.run(v ->
             v.exportRecvBuf(buf, 4, 1, null, EnumSet.of(BufFlag.READWRITE, BufFlag.REDIRECTABLE), 0))));
+    }
+
+    /**
+     * Imports of segments of {@code ctx}'s own, one each, until the node has no import left.
+     *
+     * @return the proxies made
+     */
+    private static List<CmiSegment> fillImports(CmiContext ctx) {
+        List<CmiSegment> proxies = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            CmiSegment s = ctx.segGet(4096, Set.of());
+            RemoteSegmentHandle h = ctx.segExp(s, Set.of());
+            try {
+                proxies.add(ctx.segImp(h));
+            } catch (CmiException e) {
+                assertEquals(CmiError.NOMEM, e.error(), e.toString());
+                return proxies;
+            }
+        }
+        throw new AssertionError("the node's imports never ran out");
+    }
+
+    @Test
+    void shouldReportNoMemForAnImportWhenTheNodeHasNoImportLeft() throws Exception {
+        rx.close(); // on the embedded node: this test's processes use a node that allows few imports
+        rx = null;
+        Path dir = java.nio.file.Files.createDirectory(share.resolve("node"));
+        NodeDaemon node = NodeDaemon.start(new NodeConfig().directory(dir).name("few-imports").maxImports(4));
+        try {
+            System.setProperty("softcmi.node", dir.toString());
+            try (Endpoint a = new Endpoint("a"); Endpoint b = new Endpoint("b")) {
+                a.run(v -> v.exportRecvBuf(v.allocate(4), 4, 1, null, EnumSet.of(BufFlag.READWRITE), 0));
+                VmmcNode n = a.with(Vmmc::myNode);
+                VmmcPid p = a.with(Vmmc::myPid);
+                List<CmiSegment> proxies = b.with(v -> fillImports(v.ctx));
+                assertEquals(VmmcResult.NO_MEM, code(() -> b.run(v -> v.importRecvBuf(n, p, 1))));
+                assertEquals(VmmcResult.NO_MEM, code(() -> b.run(v -> v.importRecvBuf(n, p, 1))), "nothing freed an import");
+                b.run(v -> v.ctx.segRemove(proxies.get(0))); // one import free again
+                ImportHandle h = b.with(v -> v.importRecvBuf(n, p, 1));
+                b.run(v -> v.sendData(VmmcCallsTest.words(1), h.proxyBuf(), 1));
+            } finally {
+                System.clearProperty("softcmi.node");
+            }
+        } finally {
+            node.close();
+        }
     }
 
     @Test
