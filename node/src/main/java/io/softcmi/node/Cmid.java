@@ -281,14 +281,24 @@ public final class Cmid {
             throw new IllegalArgumentException("TLS needs both --tls-keystore and --tls-password-file");
         }
         try {
-            var perms = Files.getPosixFilePermissions(passwordFile);
-            if (perms.contains(PosixFilePermission.OTHERS_READ) || perms.contains(PosixFilePermission.GROUP_READ)) {
-                throw new IllegalArgumentException("TLS password file " + passwordFile + " must not be readable by others");
-            }
+            requirePrivate(passwordFile, "TLS password file");
             char[] password = Files.readString(passwordFile).strip().toCharArray();
             return io.softcmi.wire.ClusterTls.fromKeyStore(keyStore, password);
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException("cannot use TLS: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Refuses a secret file that grants anything to its group or others (or execution to its
+     * owner): mode 0600 or 0400, as the node's own check of the cluster key ({@code ClusterKey}).
+     */
+    private static void requirePrivate(Path f, String what) throws java.io.IOException {
+        var perms = Files.getPosixFilePermissions(f);
+        perms.removeAll(java.util.EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+        if (!perms.isEmpty()) {
+            throw new IllegalArgumentException(what + " " + f + " must grant nothing to group or others (mode 0600 or 0400), not "
+                + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
         }
     }
 
@@ -297,10 +307,7 @@ public final class Cmid {
             if (Files.size(f) < 16) {
                 throw new IllegalArgumentException("cluster key file " + f + " holds fewer than 16 bytes");
             }
-            var perms = Files.getPosixFilePermissions(f);
-            if (perms.contains(PosixFilePermission.OTHERS_READ) || perms.contains(PosixFilePermission.GROUP_READ)) {
-                throw new IllegalArgumentException("cluster key file " + f + " must not be readable by others");
-            }
+            requirePrivate(f, "cluster key file");
             return f;
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException("cannot read cluster key file " + f + ": " + e.getMessage());

@@ -61,6 +61,23 @@ class CmidConfigTest {
     }
 
     @Test
+    void aClusterKeyFileMustGrantNothingToGroupOrOthers() throws Exception {
+        String dir = tmp.resolve("a").toString();
+        Path key = tmp.resolve("cluster.key");
+        Files.write(key, new byte[32]);
+        for (String mode : List.of("rw-r-----", "rw--w----", "rw-----w-", "rwx------")) {
+            Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString(mode));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Cmid.parse(new String[] {"--dir", dir, "--cluster-key", key.toString()}), mode);
+            assertTrue(e.getMessage().contains("must grant nothing to group or others"), mode + ": " + e.getMessage());
+        }
+        for (String mode : List.of("rw-------", "r--------")) {
+            Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString(mode));
+            assertEquals(key, Cmid.parse(new String[] {"--dir", dir, "--cluster-key", key.toString()}).clusterKeyFile(), mode);
+        }
+    }
+
+    @Test
     void peerProcessesAreOffUnlessSaidYes() {
         String dir = tmp.resolve("a").toString();
         assertEquals(false, Cmid.parse(new String[] {"--dir", dir}).peerProcesses());

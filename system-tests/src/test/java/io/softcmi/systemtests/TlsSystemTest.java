@@ -239,7 +239,10 @@ class TlsSystemTest {
         Files.createFile(wrong, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(wrong, "not-the-password");
         String readable = cmidArgumentError(dir, "--tls-keystore", ks.toString(), "--tls-password-file", open.toString());
-        assertTrue(readable.contains("must not be readable by others"), readable);
+        assertTrue(readable.contains("must grant nothing to group or others"), readable);
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw--w----"));
+        String writable = cmidArgumentError(dir, "--tls-keystore", ks.toString(), "--tls-password-file", open.toString());
+        assertTrue(writable.contains("must grant nothing to group or others"), "a password file its group may write: " + writable);
         String badPassword = cmidArgumentError(dir, "--tls-keystore", ks.toString(), "--tls-password-file", wrong.toString());
         assertTrue(badPassword.contains("cannot use TLS"), badPassword);
         String half = cmidArgumentError(dir, "--tls-keystore", ks.toString());
