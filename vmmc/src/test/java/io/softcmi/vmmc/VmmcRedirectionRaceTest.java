@@ -36,13 +36,9 @@ class VmmcRedirectionRaceTest extends RxTxTestBase {
      */
     @Test
     void shouldRedirectTheNextMessageIntoARedirectionPostedWhileAnEarlierOneIsCopied() throws Exception {
-        int id = 1;
-        MemorySegment buf = Arena.ofAuto().allocate(BIG * 4, Vmmc.PAGE);
-        ExportHandle h = rx.with(v -> v.exportRecvBuf(buf, BIG, id, null, EnumSet.of(BufFlag.WRITE_ONLY,
-            BufFlag.REDIRECTABLE), 0));
-        VmmcNode node = rx.with(Vmmc::myNode);
-        VmmcPid pid = rx.with(Vmmc::myPid);
-        ImportHandle imp = tx.with(v -> v.importRecvBuf(node, pid, id));
+        Redirectable b = redirectable(1);
+        ExportHandle h = b.export();
+        ImportHandle imp = b.imported();
         MemorySegment big = Arena.ofAuto().allocate(BIG * 4, 4);
         MemorySegment one = Arena.ofAuto().allocate(4, 4);
         MemorySegment first = Arena.ofAuto().allocate(4, 4);
@@ -79,6 +75,73 @@ class VmmcRedirectionRaceTest extends RxTxTestBase {
             rounds, midMessage, lost);
         assertTrue(rounds >= 10, "too few rounds in the time budget: " + rounds);
         assertEquals(0, lost, "messages that missed a redirection posted while an earlier message was copied");
+    }
+
+    /**
+     * Each round: a message of {@link #BIG} words arrives with no redirection posted; as soon as its
+     * first word is in the receive buffer, a redirection of the whole buffer is posted (the VMMC
+     * manual: "the remainder of arriving message will be redirected"). Whatever the timing,
+     * {@code EndRedir} names the words that went to the user buffer, and they are the message's
+     * last ones: every word before them is in the receive buffer, every one from them on is in
+     * the user buffer and not in the receive buffer.
+     */
+    @Test
+    void shouldRedirectTheRestOfAMessageWhenARedirectionIsPostedWhileItArrives() throws Exception {
+        Redirectable b = redirectable(2);
+        MemorySegment buf = b.buffer();
+        ExportHandle h = b.export();
+        ImportHandle imp = b.imported();
+        MemorySegment message = Arena.ofAuto().allocate(BIG * 4, 4);
+        MemorySegment user = Arena.ofAuto().allocate(BIG * 4, 4);
+        Vmmc v = rx.vmmc;
+        int partial = 0;
+        int rounds = 0;
+        long deadline = System.nanoTime() + BUDGET_NANOS;
+        for (; partial < MID_MESSAGE_ROUNDS && rounds < MAX_ROUNDS && System.nanoTime() < deadline; rounds++) {
+            int base = (rounds + 1) << 22; // each round's words differ from every earlier round's
+            for (int i = 0; i < BIG; i++) {
+                message.setAtIndex(ValueLayout.JAVA_INT, i, base + i);
+            }
+            user.fill((byte) 0);
+            v.clearDataEnd(h);
+            tx.run(t -> t.sendData(message, imp.proxyBuf(), BIG));
+            await(() -> buf.getAtIndex(ValueLayout.JAVA_INT, 0) == base);
+            v.postRedir(h, 0, BIG, user);
+            await(() -> v.dataEnd(h) == BIG - 1);
+            Redirection r = v.endRedir(h);
+            long first = r.numWords() == 0 ? BIG : r.firstWordOffset();
+            assertEquals(BIG, first + r.numWords(), "the redirected words are the message's last ones: " + r);
+            assertTrue(first >= 1, "the first word was in the receive buffer before the post: " + r);
+            for (int i = 0; i < BIG; i++) {
+                int inBuffer = buf.getAtIndex(ValueLayout.JAVA_INT, i);
+                int inUser = user.getAtIndex(ValueLayout.JAVA_INT, i);
+                if (i < first) {
+                    assertEquals(base + i, inBuffer, "round " + rounds + ", word " + i + " before the redirected part");
+                    assertEquals(0, inUser, "round " + rounds + ", word " + i + " in the user buffer too");
+                } else {
+                    assertEquals(base + i, inUser, "round " + rounds + ", word " + i + " of the redirected part");
+                    assertTrue(inBuffer != base + i, "round " + rounds + ", word " + i + " in the receive buffer too");
+                }
+            }
+            if (r.numWords() > 0) {
+                partial++;
+            }
+        }
+        System.out.printf("partial redirection: %d rounds, %d redirected the rest of a message%n", rounds, partial);
+        assertTrue(partial >= 1, "no round posted its redirection before the message was copied, of " + rounds);
+    }
+
+    /** A receive buffer of {@link #BIG} words, exported {@code REDIRECTABLE} by rx and imported by tx. */
+    private record Redirectable(MemorySegment buffer, ExportHandle export, ImportHandle imported) {
+    }
+
+    private static Redirectable redirectable(int id) {
+        MemorySegment buf = Arena.ofAuto().allocate(BIG * 4, Vmmc.PAGE);
+        ExportHandle h = rx.with(v -> v.exportRecvBuf(buf, BIG, id, null, EnumSet.of(BufFlag.WRITE_ONLY,
+            BufFlag.REDIRECTABLE), 0));
+        VmmcNode node = rx.with(Vmmc::myNode);
+        VmmcPid pid = rx.with(Vmmc::myPid);
+        return new Redirectable(buf, h, tx.with(v -> v.importRecvBuf(node, pid, id)));
     }
 
     private static long redirected(ExportHandle h) {
