@@ -299,6 +299,26 @@ abstract class AbstractSingleNodeNotificationTest {
     }
 
     @Test
+    void shouldRefuseAPutAndNotifyWhoseNotifyOrWaitersWordIsOutsideTheSegmentBeforeStoringAnything() {
+        ContextThread creator = open("creator");
+        ContextThread sender = open("sender");
+        Created seg = create(creator, PAGE);
+        CmiMapping m = attach(sender, seg.segment().id(), Set.of());
+        java.lang.foreign.MemorySegment word = java.lang.foreign.MemorySegment.ofArray(new long[] {77});
+        sender.run(c -> {
+            assertThrows(IndexOutOfBoundsException.class, () -> Notifications.putAndNotifyIfWaiting(m, 8, word, 8, 1, PAGE - 7));
+            assertThrows(IndexOutOfBoundsException.class, () -> Notifications.putAndNotifyIfWaiting(m, 16, word, PAGE, 1, 0));
+            assertThrows(IndexOutOfBoundsException.class, () -> Notifications.putAndNotify(m, 24, word, PAGE - 4, 1));
+        });
+        creator.run(c -> {
+            assertEquals(0, seg.mapping().getLong(8), "stored although the waiters word was outside the segment");
+            assertEquals(0, seg.mapping().getLong(16), "stored although the notify word was outside the segment");
+            assertEquals(0, seg.mapping().getLong(24), "stored although the notify word was outside the segment");
+        });
+        assertNull(Notifications.inbox(creator.context()).poll(), "refused notifications are not delivered");
+    }
+
+    @Test
     void shouldDropANotificationWhoseCreatorHasEndedWithoutBlockingTheSender() throws Exception {
         ContextThread creator = newContext("creator"); // closed by the test itself
         ContextThread sender = open("sender");

@@ -67,6 +67,7 @@ public final class NotificationSupport {
             m.putThenNotify(offset, src, notifyOffset, value);
             m.context.expectNotice();
         } else {
+            Objects.checkFromIndexSize(notifyOffset, 8, mapping.size()); // before anything is stored, as remotely
             mapping.put(offset, src);
             send(mapping, notifyOffset, value);
         }
@@ -153,6 +154,9 @@ public final class NotificationSupport {
             m.putThenNotify(offset, src, notifyOffset, value, waitersOffset);
             m.context.expectNotice();
         } else {
+            // Both words' ranges before anything is stored, as remotely (RemoteMapping#putThenNotify).
+            Objects.checkFromIndexSize(waitersOffset, 8, mapping.size());
+            Objects.checkFromIndexSize(notifyOffset, 8, mapping.size());
             mapping.put(offset, src);
             // The store is in the shared mapping; a full fence, then the waiters word: a waiter
             // counts itself there, fences and re-checks, so one of the two sees the other.
