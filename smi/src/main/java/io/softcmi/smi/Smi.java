@@ -144,7 +144,7 @@ public final class Smi implements AutoCloseable {
      *
      * @param on whether to print them
      */
-    public void debug(boolean on) { p.debug().on(on); }
+    public void debug(boolean on) { live(p.debug()).on(on); }
 
     /** @return {@code SMI_Proc_rank} */
     public int procRank() { return live(p.job()).rank(); }
@@ -183,13 +183,13 @@ public final class Smi implements AutoCloseable {
     /** @return {@code SMI_Get_node_name}: the name smirun gave this node (its host, or its pseudo-host) */
     public String nodeName() { return live(p.topology()).nodeName(); }
     /** @return {@code SMI_Get_timer}: the current system time (since the epoch) */
-    public Duration timer() { return p.clock().timer(); }
+    public Duration timer() { return live(p.clock()).timer(); }
     /** @return {@code SMI_Get_timespan}: time since the last {@code timer}/{@code timespan} call or since init */
-    public Duration timespan() { return p.clock().timespan(); }
+    public Duration timespan() { return live(p.clock()).timespan(); }
     /** @return {@code SMI_Get_ticks}: a high-resolution counter, in nanoseconds ({@code System.nanoTime}) */
-    public long ticks() { return p.clock().ticks(); }
+    public long ticks() { return live(p.clock()).ticks(); }
     /** @return {@code SMI_Wtime}: wall-clock seconds since an arbitrary point */
-    public double wtime() { return p.clock().wtime(); }
+    public double wtime() { return live(p.clock()).wtime(); }
     /** @return {@code SMI_Page_size}: the granularity regions are rounded to */
     public int pageSize() { return (int) live(p).page(); }
 

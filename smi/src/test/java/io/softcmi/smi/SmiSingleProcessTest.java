@@ -33,6 +33,11 @@ class SmiSingleProcessTest {
         smi.close();
         assertError(SmiError.NOINIT, smi::procRank);
         assertError(SmiError.NOINIT, smi::barrier);
+        assertError(SmiError.NOINIT, smi::timer);
+        assertError(SmiError.NOINIT, smi::timespan);
+        assertError(SmiError.NOINIT, smi::ticks);
+        assertError(SmiError.NOINIT, smi::wtime);
+        assertError(SmiError.NOINIT, () -> smi.debug(false));
         assertEquals(0, smi.query(SmiQuery.SMI_INITIALIZED, 0));
     }
 
@@ -61,6 +66,8 @@ class SmiSingleProcessTest {
         assertTrue(smi.wtime() > 0);
         assertTrue(smi.timer().getSeconds() > 1_600_000_000L);
         assertTrue(!smi.timespan().isNegative());
+        long t0 = smi.ticks();
+        assertTrue(smi.ticks() >= t0, "SMI_Get_ticks goes forward");
         smi.barrier();
     }
 
@@ -335,6 +342,8 @@ class SmiSingleProcessTest {
         byte[] back = new byte[data.length];
         smi.memcpy(MemorySegment.ofArray(back), b.at(5), back.length, Set.of());
         assertArrayEquals(data, back);
+        assertError(SmiError.PARAM, () -> smi.memcpy(a.at(0), MemorySegment.ofArray(new byte[] {1}), 1,
+            EnumSet.of(MemcpyFlag.ENQUEUE))); // a synchronous copy cannot be queued
         MemcpyHandle queued = smi.imemcpy(a.at(0), MemorySegment.ofArray(new byte[] {1, 2, 3}), 3,
             EnumSet.of(MemcpyFlag.ENQUEUE));
         assertEquals(SmiError.NOTPOSTED, smi.memtest(queued));

@@ -94,12 +94,17 @@ public final class RunControl {
         return env;
     }
 
+    /** The settings that name one process ({@code VMMCHOST}, {@code VMMCPID}, {@code VMMCPARENT}): never passed on. */
+    private static final java.util.Set<String> OWN = java.util.Set.of("vmmc.host", "vmmc.pid", "vmmc.parent");
+
     /**
      * The command that runs a Java main class of this process's class path with this JVM's
      * {@code java}: the daemon that starts it must see the same paths (one machine or one
      * installation). This JVM's {@code vmmc.*} system properties (the library's settings, such as
      * {@code vmmc.sendWindow}, and the samples' such as {@code vmmc.bandwidth.seconds}) are given
-     * to the new JVM too, so that a spawned process runs with its parent's settings, and so is
+     * to the new JVM too (not {@code vmmc.host}, {@code vmmc.pid} and {@code vmmc.parent}, which
+     * name this process: they would override the new one's {@code VMMCHOST}, {@code VMMCPID} and
+     * {@code VMMCPARENT}), so that a spawned process runs with its parent's settings, and so is
      * this JVM's ahead-of-time cache ({@code -XX:AOTCache=FILE}, JDK 25: classes loaded and
      * method profiles from a training run, so the JIT compiles the hot path sooner), which was
      * made for this class path (docs/vmmc.md, "Warm-up").
@@ -114,7 +119,9 @@ public final class RunControl {
         cmd.add("--enable-native-access=ALL-UNNAMED");
         java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
             .filter(a -> a.startsWith("-XX:AOTCache=")).forEach(cmd::add);
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.")).sorted()
+        // The session's settings, not this process's own identity: the new process gets its host,
+        // pid and parent as VMMCHOST, VMMCPID and VMMCPARENT, which a property would override.
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("vmmc.") && !OWN.contains(k)).sorted()
             .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

@@ -22,6 +22,7 @@ class RunControlTest {
         Path cache = dir.resolve("none.aot"); // no such file: the JVM warns and runs without it
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-XX:AOTCache=" + cache, "-Xlog:disable", "-Xlog:all=off", "-Dvmmc.sendWindow=3", "-Dother.setting=1",
+            "-Dvmmc.host=alpha", "-Dvmmc.pid=7", "-Dvmmc.parent=alpha.1",
             "-cp", System.getProperty("java.class.path"), PrintJavaArgv.class.getName());
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -32,6 +33,8 @@ class RunControlTest {
         assertTrue(argv.contains("-Dvmmc.sendWindow=3"), "vmmc.* settings are passed on: " + argv);
         assertTrue(argv.stream().noneMatch(a -> a.contains("other.setting") || a.startsWith("-Xlog")),
             "nothing else of this JVM's command line: " + argv);
+        assertTrue(argv.stream().noneMatch(a -> a.startsWith("-Dvmmc.host") || a.startsWith("-Dvmmc.pid")
+            || a.startsWith("-Dvmmc.parent")), "not this process's own host, pid and parent: " + argv);
         assertEquals(List.of("example.Main", "a1"), argv.subList(argv.size() - 2, argv.size()));
     }
 }
