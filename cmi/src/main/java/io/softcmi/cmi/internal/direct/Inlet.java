@@ -45,7 +45,7 @@ final class Inlet implements DirectInlet {
 
     @Override
     public byte[] address() {
-        return new InletAddress(server.host(), server.port(), id, data.byteSize(), key.clone()).toBytes();
+        return new InletAddress(server.host(), server.port(), id, data.byteSize(), key.clone(), server.serverKey()).toBytes();
     }
 
     @Override

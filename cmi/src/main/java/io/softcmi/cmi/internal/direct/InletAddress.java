@@ -8,22 +8,24 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Where a {@code DirectInlet} is reached: its process's host and port, the inlet's number there,
- * its segment's size and its key. Encoded as bytes for {@code DirectInlet.address()}.
+ * its segment's size, its key and its server's key. Encoded as bytes for {@code DirectInlet.address()}.
  *
  * @param host the host the inlet's server listens on
  * @param port its TCP port
  * @param inletId the inlet's number in that server
  * @param size the segment's size in bytes
  * @param key the inlet's random key (the sender proves it holds the address with it)
+ * @param serverKey the random key of the inlet's server, the same for every inlet it serves: a
+ *     process that connects proves with it, in its HELLO, that it holds an address of one
  */
-record InletAddress(String host, int port, int inletId, long size, byte[] key) {
-    private static final int MAGIC = 0x494E4C31; // "INL1"
+record InletAddress(String host, int port, int inletId, long size, byte[] key, byte[] serverKey) {
+    private static final int MAGIC = 0x494E4C32; // "INL2"
     static final int KEY_LENGTH = 16;
 
     byte[] toBytes() {
         byte[] h = host.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(4 + 4 + 4 + 8 + KEY_LENGTH + 2 + h.length);
-        b.putInt(MAGIC).putInt(port).putInt(inletId).putLong(size).put(key).putShort((short) h.length).put(h);
+        ByteBuffer b = ByteBuffer.allocate(4 + 4 + 4 + 8 + 2 * KEY_LENGTH + 2 + h.length);
+        b.putInt(MAGIC).putInt(port).putInt(inletId).putLong(size).put(key).put(serverKey).putShort((short) h.length).put(h);
         return b.array();
     }
 
@@ -44,12 +46,14 @@ record InletAddress(String host, int port, int inletId, long size, byte[] key) {
             long size = b.getLong();
             byte[] key = new byte[KEY_LENGTH];
             b.get(key);
+            byte[] serverKey = new byte[KEY_LENGTH];
+            b.get(serverKey);
             byte[] h = new byte[b.getShort() & 0xFFFF];
             b.get(h);
             if (b.hasRemaining() || port <= 0 || port > 0xFFFF || size <= 0) {
                 throw Errors.fail(CmiError.INVAL, "malformed inlet address");
             }
-            return new InletAddress(new String(h, StandardCharsets.UTF_8), port, id, size, key);
+            return new InletAddress(new String(h, StandardCharsets.UTF_8), port, id, size, key, serverKey);
         } catch (BufferUnderflowException e) {
             throw Errors.fail(CmiError.INVAL, "truncated inlet address");
         }

@@ -234,13 +234,25 @@ final class InletConnection {
     }
 
     private void hello() throws ProtocolException {
-        helloed = true;
         int end = in.position() + (int) length;
         byte[] address = lengthPrefixed(end);
         byte[] endpoint = lengthPrefixed(end);
+        if (!route.outgoing) {
+            // The other process opened this connection: its HELLO ends with this server's key,
+            // taken from an address of one of its inlets; without it the connection is dropped.
+            byte[] proof = new byte[InletAddress.KEY_LENGTH];
+            if (end - in.position() != proof.length) {
+                throw new ProtocolException("HELLO without this inlet server's key");
+            }
+            in.get(proof);
+            if (!server.isServerKey(proof)) {
+                throw new ProtocolException("HELLO with another key than this inlet server's");
+            }
+        }
         if (in.position() != end) {
             throw new ProtocolException("HELLO payload of " + length + " bytes holds more");
         }
+        helloed = true;
         try {
             sender = HandleCodec.nodeAddress(address);
         } catch (CmiException e) {

@@ -8,7 +8,9 @@ package io.softcmi.cmi.internal.direct;
  * notifyOffset, long value, long ackSeq, long ackRefusals, long 0}) and {@code length} payload bytes:
  * <ul>
  *   <li>{@link #HELLO}, sent first by each end: the sender's node address and its own inlet
- *       endpoint ({@code host:port}), each after an {@code int} length;</li>
+ *       endpoint ({@code host:port}), each after an {@code int} length; the end that opened the
+ *       connection adds the other server's 16-byte key, from the inlet address it connected
+ *       with (the other end drops a connection without it);</li>
  *   <li>{@link #OPEN}: proves the sender holds an inlet's address (payload: its key);</li>
  *   <li>{@link #PUT} and {@link #PUT_NOTIFY}: a store, and a store then a notification; the only
  *       frames counted, from 1, per direction;</li>

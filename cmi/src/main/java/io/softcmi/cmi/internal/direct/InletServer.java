@@ -59,6 +59,8 @@ final class InletServer implements Runnable {
     private final ByteBuffer hello;
     private final AtomicInteger ids = new AtomicInteger();
     private final SecureRandom random = new SecureRandom();
+    /** The key in every address of this server's inlets, which a connecting process's HELLO proves. */
+    private final byte[] serverKey = new byte[InletAddress.KEY_LENGTH];
     private final PollBudget budget = new PollBudget(MAX_POLL_NANOS, false);
     private volatile boolean closed;
     /**
@@ -100,6 +102,7 @@ final class InletServer implements Runnable {
             throw e;
         }
         this.port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+        random.nextBytes(serverKey);
         byte[] address = context.nodeAddress();
         byte[] ep = endpoint().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.hello = ByteBuffer.allocate(8 + address.length + ep.length).order(ByteOrder.LITTLE_ENDIAN)
@@ -126,6 +129,16 @@ final class InletServer implements Runnable {
 
     int port() {
         return port;
+    }
+
+    /** @return a copy of the key every address of this server's inlets carries */
+    byte[] serverKey() {
+        return serverKey.clone();
+    }
+
+    /** @return whether {@code key} is this server's key (compared in constant time) */
+    boolean isServerKey(byte[] key) {
+        return java.security.MessageDigest.isEqual(serverKey, key);
     }
 
     /** Opens an inlet on a writable local attach: its memory, its segment, and whether it is still attached. */

@@ -106,7 +106,11 @@ final class RouteConnection {
             c.inbound = new InletConnection(server, ch, c);
             c.lock.lock();
             try {
-                c.hello(hello);
+                // This end's HELLO, then the other server's key from the address: the proof that
+                // this process holds an address of one of its inlets (InletConnection#hello).
+                ByteBuffer proved = ByteBuffer.allocate(hello.remaining() + InletAddress.KEY_LENGTH)
+                    .order(ByteOrder.LITTLE_ENDIAN).put(hello.duplicate()).put(address.serverKey()).flip();
+                c.hello(proved);
                 c.flushControl(System.nanoTime() + timeoutNanos);
             } finally {
                 c.lock.unlock();

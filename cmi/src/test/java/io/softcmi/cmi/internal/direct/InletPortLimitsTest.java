@@ -109,6 +109,40 @@ class InletPortLimitsTest {
         assertEquals(1, server(creator).droppedWithoutHello());
     }
 
+    /** Says HELLO on {@code s} as a route's process does, with {@code proof} as the server's key (null: none). */
+    private static void hello(Socket s, byte[] proof) throws IOException {
+        byte[] address = io.softcmi.cmi.internal.HandleCodec.ANY_NODE.toBytes();
+        byte[] endpoint = "127.0.0.1:1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int length = 4 + address.length + 4 + endpoint.length + (proof == null ? 0 : proof.length);
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(InletFrames.HEADER + length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putInt(InletFrames.HELLO).putInt(0).putLong(0).putLong(length).putLong(0).putLong(0).putLong(0).putLong(0).putLong(0);
+        b.putInt(address.length).put(address).putInt(endpoint.length).put(endpoint);
+        if (proof != null) {
+            b.put(proof);
+        }
+        s.getOutputStream().write(b.array());
+        s.getOutputStream().flush();
+    }
+
+    @Test
+    void shouldDropAConnectionWhoseHelloDoesNotProveTheServersKeyAndKeepOneThatDoes() throws Exception {
+        DirectEnd creator = end("creator");
+        InletAddress a = InletAddress.fromBytes(creator.inlet.address());
+        Socket none = silent(creator);
+        hello(none, null);
+        Socket wrong = silent(creator);
+        hello(wrong, new byte[InletAddress.KEY_LENGTH]);
+        Socket proved = silent(creator);
+        hello(proved, a.serverKey());
+        assertTrue(closedByInlet(none), "a HELLO without the server's key was kept");
+        assertTrue(closedByInlet(wrong), "a HELLO with another key was kept");
+        assertTrue(stillOpen(proved, 300), "a HELLO with the server's key was dropped");
+        creator.maxAccepted = 1; // the proved connection holds the bound: a new one is refused
+        Socket late = silent(creator);
+        assertTrue(closedByInlet(late));
+        assertEquals(1, awaitCount(server(creator)::refusedConnections, 1));
+    }
+
     @Test
     void shouldGiveTheOldestConnectionWithoutHelloWayToANewOneAtTheBound() throws Exception {
         DirectEnd creator = end("creator");

@@ -285,7 +285,8 @@ class SharedConnectionTest {
                         break;
                     }
                 }
-                byte[] nowhere = new InletAddress("127.0.0.1", deaf.getLocalPort(), 1, 4096, new byte[InletAddress.KEY_LENGTH]).toBytes();
+                byte[] nowhere = new InletAddress("127.0.0.1", deaf.getLocalPort(), 1, 4096, new byte[InletAddress.KEY_LENGTH],
+                    new byte[InletAddress.KEY_LENGTH]).toBytes();
                 java.util.concurrent.CompletableFuture<Object> stuck = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                     try {
                         return sender.endpoints.routeTo(nowhere);
