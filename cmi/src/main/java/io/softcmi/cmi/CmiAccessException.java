@@ -4,8 +4,10 @@ import java.util.Objects;
 
 /**
  * A CMI access exception: the Java form of the spec's {@code SIGSEGV} with {@code si_code}
- * {@code SEGV_CMI}. It is thrown in the accessing thread only, by loads, stores, {@code atm_cas}
- * and {@code cflush} on a {@link CmiMapping}.
+ * {@code SEGV_CMI}. It is thrown in the accessing thread only, by loads, stores and bulk copies
+ * on a {@link CmiMapping}, by {@code atm_cas}, and by softcmi's extensions that access a mapping
+ * ({@code Notifications}, {@code DirectViews.view}, an inlet's {@code openInlet} and a route's
+ * sends). {@code cflush} reports a failed write-back as a {@link CmiException} ({@code STORE}).
  *
  * <p>Because it is thrown on the data path it carries no stack trace and no suppressed exceptions.
  * Accesses that are not a CMI matter (offset outside the mapping, mapping detached) are plain

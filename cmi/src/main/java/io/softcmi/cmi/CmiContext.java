@@ -14,7 +14,10 @@ import java.util.Set;
  * it before making CMI calls: the thread that called {@code init} is; others call {@link #iniTh()}.
  * Each association ends with {@link #fini()} (or {@link #close()}); the context is released when
  * the last thread leaves. Calls from a thread that is not associated fail with
- * {@link CmiError#INIT}.
+ * {@link CmiError#INIT}, and so does every call that asks the node when the connection to it is
+ * lost, the node does not answer within 60 s, or the waiting thread is interrupted (the calls
+ * answered in this process, such as {@code ctlReconfTimeout}, {@code ctlClientConsist},
+ * {@code ctlNodeAddrCmp}, {@code evtGet} and {@code enable}, do not ask it).
  *
  * <p>Failures throw {@link CmiException} carrying the spec error code, which
  * {@link Cmi#lastError()} also answers; accesses to CMI memory fail with
@@ -63,9 +66,8 @@ public interface CmiContext extends AutoCloseable {
      * make CMI calls. Each call is matched by a {@link #fini()} from the same thread.
      *
      * @throws CmiException with {@link CmiError#BOUND} if the calling thread is already associated
-     *         with a context; {@link CmiError#NOMEM} if out of resources (such as the maximum
-     *         number of threads already associated); {@link CmiError#INVAL} if this context is no
-     *         longer valid
+     *         with a context; {@link CmiError#INVAL} if this context has ended (there is no
+     *         limit on the threads of a context, so never {@code NOMEM})
      */
     void iniTh();
 
@@ -77,7 +79,7 @@ public interface CmiContext extends AutoCloseable {
      * {@code CMI_EVENT_HCTXT_DOWN}.
      *
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#INVAL} if this context is no longer valid
+     *         any context; {@link CmiError#INVAL} if it is associated with another context
      */
     void fini();
 
@@ -307,7 +309,7 @@ public interface CmiContext extends AutoCloseable {
      *         invalid; {@link CmiError#PERM} if this process did not create the segment;
      *         {@link CmiError#NOMEM} if out of resources; {@link CmiError#BOUND} if a token for
      *         an overlapping range already exists for that node; {@link CmiError#NOTSUPP} if
-     *         range tokens are not supported for this segment
+     *         the context negotiated version 1.0 (range tokens are 1.1)
      */
     CmiToken tokNewRange(CmiSegment seg, long offset, long size, NodeAddress node, Set<Access> access);
 
@@ -318,8 +320,11 @@ public interface CmiContext extends AutoCloseable {
      *
      * @param token a token made by this process
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#INVAL} if the token is invalid or already deleted;
-     *         {@link CmiError#PERM} if this process did not make it
+     *         this context; {@link CmiError#INVAL} if the token is invalid or already deleted,
+     *         or (the token then revoked all the same) if remote requests admitted under it are
+     *         still in flight after the node's revoke drain ({@code cmid --revoke-drain}, waited
+     *         for twice; the call blocks that long at most); {@link CmiError#PERM} if this
+     *         process did not make it
      */
     void tokDel(CmiToken token);
 
@@ -363,7 +368,9 @@ public interface CmiContext extends AutoCloseable {
 
     /**
      * Implements {@code cmi_ctl(CMI_CTL_CACHE_RSEG_SET)}: sets the size of the local cache backing
-     * a remote segment, or all segments this process exported or imported.
+     * a remote segment (caches attached already shrink at their next miss), or, with
+     * {@link CmiSegment#ALL}, this process's default for every segment it created or imported that
+     * has no size of its own (taken by caches attached from then on).
      *
      * @param segOrAll a segment this process created or imported, or {@link CmiSegment#ALL}
      * @param bytes the cache size in bytes ({@code mpool_sz})
@@ -392,8 +399,8 @@ public interface CmiContext extends AutoCloseable {
      *
      * @param timeout the timeout ({@code rcfg_tout}, kept in milliseconds)
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#INVAL} if the timeout is negative or too large;
-     *         {@link CmiError#PERM} if not permitted
+     *         this context; {@link CmiError#INVAL} if the timeout is not positive or is longer
+     *         than a day (any process may set its own: never {@code PERM})
      */
     void ctlReconfTimeout(Duration timeout);
 
@@ -467,11 +474,11 @@ public interface CmiContext extends AutoCloseable {
 
     /**
      * Implements {@code cmi_enb}: opens or closes the calling thread's CMI access epoch. Accesses to
-     * remote segments outside it fail with {@link CmiAccessError#ENABLE}.
+     * any CMI segment outside it, remote or a local attach, fail with {@link CmiAccessError#ENABLE}.
      *
      * @param on {@code true} to enable access, {@code false} to disable it
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
-     *         this context; {@link CmiError#NOMEM} if out of resources enabling access
+     *         this context (never {@code NOMEM}: nothing is allocated)
      */
     void enable(boolean on);
 
@@ -592,7 +599,8 @@ public interface CmiContext extends AutoCloseable {
      * (beyond the spec, which only polls).
      *
      * @param timeout how long to wait at most; zero or negative means do not wait
-     * @return the next event, or {@code null} if none arrived in time
+     * @return the next event, or {@code null} if none arrived in time (or the waiting thread was
+     *         interrupted: then its interrupt flag is set again)
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
      *         this context
      */
@@ -601,8 +609,8 @@ public interface CmiContext extends AutoCloseable {
     /**
      * Implements {@code evt_ret}: gives an event obtained from {@code evt_get} back to the library
      * with its completion status. For event types that require success (such as
-     * {@link Quiesce}) any status other than {@link EventReturn#DONE} is fatal, as the spec says:
-     * the process may be terminated.
+     * {@link Quiesce}) the spec makes any status other than {@link EventReturn#DONE} fatal; softcmi
+     * logs it as a warning (trace facility {@code EVT}) and goes on.
      *
      * <p>Events are records and compare by value, but the context tracks outstanding events by
      * identity: pass the very object {@code evtGet} returned, once. An equal copy is not that

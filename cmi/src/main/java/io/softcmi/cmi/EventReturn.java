@@ -10,8 +10,8 @@ public enum EventReturn {
      */
     DONE,
     /**
-     * {@code CMI_EVENT_RET_ERROR}: the event could not be handled; for event types that require
-     * success this is fatal to the process.
+     * {@code CMI_EVENT_RET_ERROR}: the event could not be handled. For event types that require
+     * success the spec makes this fatal; softcmi logs it as a warning and goes on.
      */
     ERROR;
 

@@ -25,7 +25,8 @@ public interface FlushEpoch extends AutoCloseable {
      *
      * @throws CmiException with {@link CmiError#INIT} if the calling thread is not associated with
      *         the context; {@link CmiError#INVAL} if the epoch is already closed or not the thread's;
-     *         {@link CmiError#HW} if a local hardware error prevented flushing
+     *         {@link CmiError#STORE} if a write-back of a cached import failed (the epoch is closed
+     *         all the same); never {@code HW} (softcmi has no hardware to report)
      */
     @Override
     void close();

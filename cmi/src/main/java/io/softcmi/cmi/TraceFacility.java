@@ -31,8 +31,8 @@ public enum TraceFacility {
     EVT,
     /**
      * {@code CMI_TRACE_FAC_MEM}: memory operations: {@code cmi_enb}, flush epochs ({@code
-     * open_fb}, {@code flush_fb}, {@code close_fb}), memory barriers, {@code cflush} and {@code
-     * atm_cas}.
+     * open_fb}, {@code flush_fb}, {@code close_fb}) and {@code cflush}. The memory barriers and
+     * {@code atm_cas} are not traced: they are data-path calls, checked without a trace point.
      */
     MEM;
 

@@ -366,7 +366,7 @@ public final class NodeEngine {
         return new ControlMessage.LongsValue(new long[] {
             state.memory.available(), state.memory.configured(), state.memory.configured(), c.maxExports(),
             c.maxImports(), c.maxImports(), c.maxTokens(), c.maxTokensPerSegment(), exported, state.proxies.size(),
-            SegmentService.CACHE_LINE, 64L << 20, SegmentService.PAGE, SegmentService.PAGE, SegmentService.PAGE,
+            SegmentService.CACHE_LINE, SegmentService.MAX_RECO_SEGSZ, SegmentService.PAGE, SegmentService.PAGE, SegmentService.PAGE,
             2L << 20});
     }
 

@@ -18,6 +18,8 @@ import java.util.Arrays;
 final class SegmentService {
     static final long PAGE = 4096;
     static final long CACHE_LINE = 4096;
+    /** {@code max_reco_segsz}: the longest range one {@code CMI_SEG_CHECK} or {@code CMI_SEG_RECO} takes. */
+    static final long MAX_RECO_SEGSZ = 64L << 20;
     private static final System.Logger LOG = System.getLogger("io.softcmi.node");
     private final NodeState state;
 
@@ -247,6 +249,10 @@ final class SegmentService {
                 || off > seg.size - len) { // not off + len > size: that overflows for an offset near Long.MAX_VALUE
             throw NodeException.inval("range must be whole cache lines (" + CACHE_LINE + ") within the segment: " + off
                 + "+" + len);
+        }
+        if (len > MAX_RECO_SEGSZ) {
+            throw NodeException.inval("one call checks or recovers at most max_reco_segsz (" + MAX_RECO_SEGSZ
+                + ") bytes, not " + len);
         }
         return new Ok(); // checked: the engine answers from the ranges in flux
 

@@ -8,7 +8,7 @@ public enum MemcpyFlag {
     NOVERIFY,
     /** {@code SMI_MEMCPY_FAST}: {@code NOBARRIER} and {@code NOVERIFY}. */
     FAST,
-    /** {@code SMI_MEMCPY_ENQUEUE}: an {@code imemcpy} is only queued; it starts at {@code memwait}. */
+    /** {@code SMI_MEMCPY_ENQUEUE}: an {@code imemcpy} is only queued; it starts with the next {@code imemcpy} posted without it, or at a {@code memwait} on it (a synchronous {@code memcpy} refuses it: {@code PARAM}). */
     ENQUEUE,
     /** {@code SMI_MEMCPY_FORCE_DMA}: asynchronous even for small sizes (always so here). */
     FORCE_DMA,

@@ -49,8 +49,10 @@ public final class Smi implements AutoCloseable {
      * @param args the program's arguments ({@code smirun} passes none of its own)
      * @return this process's SMI instance
      * @throws SmiException {@link SmiError#OTHER} if already initialized in this process;
-     *         {@link SmiError#NODEVICE} if no CMI node can be joined; {@link SmiError#PARAM} if the
-     *         job environment is inconsistent
+     *         {@link SmiError#NODEVICE} if no CMI node can be joined ({@code CMI_ERR_INIT}),
+     *         {@link SmiError#NOMEM} if CMI has no resources left, {@link SmiError#OTHER} for any
+     *         other CMI failure (a thread that already has a CMI context); {@link SmiError#PARAM}
+     *         if the job environment is inconsistent
      */
     public static Smi init(String[] args) {
         synchronized (INIT_LOCK) {
@@ -113,7 +115,8 @@ public final class Smi implements AutoCloseable {
      * @param outParam its file
      * @param in mode for stdin
      * @param inParam its file
-     * @throws SmiException {@link SmiError#PARAM} if a mode is null or a file cannot be opened;
+     * @throws SmiException {@link SmiError#PARAM} if a mode is null, a {@code FILE} mode has no file
+     *         name, or a file cannot be opened;
      *         {@link SmiError#NOINIT} after finalize
      */
     public void redirectIo(IoMode err, String errParam, IoMode out, String outParam, IoMode in, String inParam) {
@@ -200,10 +203,13 @@ public final class Smi implements AutoCloseable {
      * @param q the query
      * @param arg its argument (adapter, rank or region id; ignored where none)
      * @return the result
-     * @throws SmiException {@link SmiError#PARAM} for a bad argument or a string-valued query;
+     * @throws SmiException {@link SmiError#PARAM} for a bad argument, a null query or a string-valued query;
      *         {@link SmiError#NOINIT} after finalize (except {@code SMI_INITIALIZED})
      */
     public long query(SmiQuery q, int arg) {
+        if (q == null) {
+            throw new SmiException(SmiError.PARAM, "SMI_Query: no query given");
+        }
         if (q == SmiQuery.SMI_INITIALIZED) {
             return closed ? 0 : 1;
         }
@@ -230,10 +236,12 @@ public final class Smi implements AutoCloseable {
      * @return the region
      * @throws SmiException {@link SmiError#PARAM} for bad parameters or flags;
      *         {@link SmiError#NOMEM} if a segment is too large; {@link SmiError#NOSEGMENT} if no
-     *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code REGISTER};
+     *         more segments can be exported; {@link SmiError#NOTIMPL} for {@code REGISTER} with an
+     *         {@code UNDIVIDED}, {@code LOCAL} or {@code PT2PT} region ({@code PARAM} with another type);
      *         {@link SmiError#OTHER} for {@code PT2PT} if the other process of the pair entered
      *         {@code SMI_Finalize} without creating it, so the rendezvous could never complete
-     *         (checked while the wait blocks, every 250 ms; nothing is left created).
+     *         (checked while the wait blocks, every 250 ms, or every 256 polls with
+     *         {@code SMI_WAKER=poll}; nothing is left created).
      *         The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public SmiRegion createShreg(RegionType type, RegionInfo desc, Set<RegionFlag> flags) {
@@ -265,8 +273,9 @@ public final class Smi implements AutoCloseable {
     public SmiRegion adrToRegion(SmiAddress a) { return live(p.regions()).adrToRegion(a); }
 
     /**
-     * Implements {@code SMI_Barrier}: each process counts itself in with one {@code atm_cas} at
-     * the bootstrap segment's home; the last one wakes the others through their control segments.
+     * Implements {@code SMI_Barrier}: a dissemination barrier. In each of ceil(log2 N) rounds this
+     * process posts the barrier's number into the control segment of the process 2^round ranks on
+     * and waits, on its own local memory, for the one 2^round ranks back; no central counter.
      */
     public void barrier() { live(p.job()).barrier(); }
 
@@ -291,7 +300,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} if no such rank; {@link SmiError#OTHER} if the
      *         sender (for {@code SIGNAL_ANY} every other process) entered {@code SMI_Finalize} and
      *         no signal of it is left, so the wait could never end (checked while the wait blocks,
-     *         every 250 ms). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
+     *         every 250 ms, or every 256 polls with {@code SMI_WAKER=poll}). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public void signalWait(int rank) { live(p.signals()).await(rank); }
 
@@ -332,7 +341,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} for more than {@link #MP_MAXDATA} bytes or no
      *         such rank; {@link SmiError#OTHER} if {@code dest} entered {@code SMI_Finalize}
      *         without reading this (or the previous) message, so the send could never complete
-     *         (checked while the wait blocks, every 250 ms). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
+     *         (checked while the wait blocks, every 250 ms, or every 256 polls with {@code SMI_WAKER=poll}). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public void send(byte[] buf, int count, int dest) { live(p.messages()).send(buf, count, dest); }
 
@@ -365,7 +374,7 @@ public final class Smi implements AutoCloseable {
      * @throws SmiException {@link SmiError#PARAM} for more than {@link #MP_MAXDATA} bytes or no
      *         such rank; {@link SmiError#OTHER} if {@code src} entered {@code SMI_Finalize} and no
      *         message of it is left (one it sent before is received), so the wait could never end
-     *         (checked while the wait blocks, every 250 ms). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
+     *         (checked while the wait blocks, every 250 ms, or every 256 polls with {@code SMI_WAKER=poll}). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     public void recv(byte[] buf, int count, int src) { live(p.messages()).recv(buf, count, src); }
 
@@ -464,7 +473,9 @@ public final class Smi implements AutoCloseable {
      * Implements {@code SMI_Memwait}.
      *
      * @param h the handle
-     * @throws SmiException {@link SmiError#TRANSFER} if the copy failed; {@link SmiError#PARAM} for a bad handle
+     * @throws SmiException {@link SmiError#TRANSFER} if the copy's transfer failed, or the copy's
+     *         own error otherwise (a {@code PARAM} for a region not connected, or freed, before
+     *         the copy ran); {@link SmiError#PARAM} for a bad handle
      */
     public void memwait(MemcpyHandle h) { live(p.transfers()).memwait(h); }
 
@@ -499,12 +510,14 @@ public final class Smi implements AutoCloseable {
     public SmiError[] memtestAll(MemcpyHandle... hs) { return live(p.transfers()).memtestAll(hs); }
 
     /**
-     * Implements {@code SMI_Put}: copies private memory into a region (for {@code RDMA} regions).
+     * Implements {@code SMI_Put}: copies private memory into a region (meant for {@code RDMA}
+     * regions; any region type is taken).
      *
      * @param rdma the destination region
      * @param offset where, 8-aligned
      * @param src the data
-     * @throws SmiException {@link SmiError#BADADR} for a misaligned offset or source;
+     * @throws SmiException {@link SmiError#BADADR} for a misaligned offset or a misaligned native
+     *         source (a heap segment's alignment is not checked);
      *         {@link SmiError#PARAM} for a range outside the region
      */
     public void put(SmiRegion rdma, long offset, MemorySegment src) { live(p.transfers()).put(rdma, offset, src); }
@@ -515,7 +528,8 @@ public final class Smi implements AutoCloseable {
      * @param dst the destination
      * @param rdma the source region
      * @param offset where, 8-aligned
-     * @throws SmiException {@link SmiError#BADADR} for a misaligned offset or destination;
+     * @throws SmiException {@link SmiError#BADADR} for a misaligned offset or a misaligned native
+     *         destination (a heap segment's alignment is not checked);
      *         {@link SmiError#PARAM} for a range outside the region
      */
     public void get(MemorySegment dst, SmiRegion rdma, long offset) { live(p.transfers()).get(dst, rdma, offset); }

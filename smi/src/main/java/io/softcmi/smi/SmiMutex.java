@@ -13,7 +13,7 @@ public interface SmiMutex {
      *
      * @throws SmiException {@link SmiError#PARAM} if destroyed; {@link SmiError#OTHER} if the
      *         process this one waits behind entered {@code SMI_Finalize} without unlocking, so
-     *         the lock could never come (checked while the wait blocks, every 250 ms; the mutex
+     *         the lock could never come (checked while the wait blocks, every 250 ms or every 256 polls with {@code SMI_WAKER=poll}; the mutex
      *         is unusable afterwards). The manual names no code for a partner that finalized; {@code OTHER} is its "error not further stated".
      */
     void lock();

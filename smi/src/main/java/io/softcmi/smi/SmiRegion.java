@@ -97,7 +97,9 @@ public interface SmiRegion {
      * Implements {@code SMI_Cfree} (collective).
      *
      * @param a an address {@link #cmalloc} returned
-     * @throws SmiException {@link SmiError#PARAM} if it is not an allocated area or the region not collective
+     * @throws SmiException {@link SmiError#PARAM} if the region is not collective, or, on rank 0,
+     *         which keeps the heap and frees the area, if it is not an allocated area (the other
+     *         processes return)
      */
     void cfree(SmiAddress a);
 
@@ -128,40 +130,100 @@ public interface SmiRegion {
         return new SmiAddress(this, offset);
     }
 
-    /** @param off offset @return the byte there */
+    /**
+     * Loads the byte at {@code off} of the region.
+     *
+     * @param off offset
+     * @return the byte there
+     */
     byte getByte(long off);
 
-    /** @param off offset @param v value */
+    /**
+     * Stores the byte {@code v} at {@code off} of the region.
+     *
+     * @param off offset
+     * @param v value
+     */
     void putByte(long off, byte v);
 
-    /** @param off offset @return the short there */
+    /**
+     * Loads the short at {@code off} of the region.
+     *
+     * @param off offset
+     * @return the short there
+     */
     short getShort(long off);
 
-    /** @param off offset @param v value */
+    /**
+     * Stores the short {@code v} at {@code off} of the region.
+     *
+     * @param off offset
+     * @param v value
+     */
     void putShort(long off, short v);
 
-    /** @param off offset @return the int there */
+    /**
+     * Loads the int at {@code off} of the region.
+     *
+     * @param off offset
+     * @return the int there
+     */
     int getInt(long off);
 
-    /** @param off offset @param v value */
+    /**
+     * Stores the int {@code v} at {@code off} of the region.
+     *
+     * @param off offset
+     * @param v value
+     */
     void putInt(long off, int v);
 
-    /** @param off offset (8-aligned within its segment) @return the long there */
+    /**
+     * Loads the long at {@code off} of the region.
+     *
+     * @param off offset (8-aligned within its segment)
+     * @return the long there
+     */
     long getLong(long off);
 
-    /** @param off offset @param v value */
+    /**
+     * Stores the long {@code v} at {@code off} of the region.
+     *
+     * @param off offset
+     * @param v value
+     */
     void putLong(long off, long v);
 
-    /** @param off offset @return the float there */
+    /**
+     * Loads the float at {@code off} of the region.
+     *
+     * @param off offset
+     * @return the float there
+     */
     float getFloat(long off);
 
-    /** @param off offset @param v value */
+    /**
+     * Stores the float {@code v} at {@code off} of the region.
+     *
+     * @param off offset
+     * @param v value
+     */
     void putFloat(long off, float v);
 
-    /** @param off offset @return the double there */
+    /**
+     * Loads the double at {@code off} of the region.
+     *
+     * @param off offset
+     * @return the double there
+     */
     double getDouble(long off);
 
-    /** @param off offset @param v value */
+    /**
+     * Stores the double {@code v} at {@code off} of the region.
+     *
+     * @param off offset
+     * @param v value
+     */
     void putDouble(long off, double v);
 
     /**

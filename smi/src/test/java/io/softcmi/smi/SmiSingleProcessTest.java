@@ -2,6 +2,7 @@ package io.softcmi.smi;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -63,6 +64,7 @@ class SmiSingleProcessTest {
         assertEquals(0, smi.query(SmiQuery.SCI_CONNECTION_STATE, 0));
         assertTrue(smi.queryString(SmiQuery.SCI_API_VERSION).contains("TCP"));
         assertError(SmiError.PARAM, () -> smi.query(SmiQuery.SCI_API_VERSION, 0));
+        assertError(SmiError.PARAM, () -> smi.query(null, 0));
         assertTrue(smi.wtime() > 0);
         assertTrue(smi.timer().getSeconds() > 1_600_000_000L);
         assertTrue(!smi.timespan().isNegative());
@@ -74,6 +76,8 @@ class SmiSingleProcessTest {
     @Test
     void shouldRedirectStandardStreamsToFiles(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
         assertError(SmiError.PARAM, () -> smi.redirectIo(null, null, IoMode.ASIS, null, IoMode.ASIS, null));
+        assertError(SmiError.PARAM, () -> smi.redirectIo(IoMode.FILE, null, IoMode.ASIS, null, IoMode.ASIS, null));
+        assertFalse(java.nio.file.Files.exists(java.nio.file.Path.of("null.0")), "a file named after a missing name");
         assertError(SmiError.PARAM, () -> smi.redirectIo(IoMode.ASIS, null, IoMode.ASIS, null, IoMode.FILE,
             tmp.resolve("missing").toString()));
         java.nio.file.Files.writeString(tmp.resolve("in"), "input line\n");

@@ -286,6 +286,10 @@ public abstract class AbstractSingleNodeCmiTest extends DirectViewCmiSuite {
     void shouldRejectANegativeReconfigurationTimeout() {
         ctx.ctlReconfTimeout(Duration.ofSeconds(5));
         assertCmiError(CmiError.INVAL, () -> ctx.ctlReconfTimeout(Duration.ofMillis(-1)));
+        assertCmiError(CmiError.INVAL, () -> ctx.ctlReconfTimeout(Duration.ZERO));
+        assertCmiError(CmiError.INVAL, () -> ctx.ctlReconfTimeout(Duration.ofDays(1).plusMillis(1)), "more than a day");
+        assertCmiError(CmiError.INVAL, () -> ctx.ctlReconfTimeout(Duration.ofSeconds(Long.MAX_VALUE)), "would overflow");
+        ctx.ctlReconfTimeout(Duration.ofDays(1));
     }
 
     // ---- attr_get, node addresses ----

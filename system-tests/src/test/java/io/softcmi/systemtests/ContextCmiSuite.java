@@ -75,6 +75,20 @@ abstract class ContextCmiSuite extends SingleNodeCmiSuiteBase {
     }
 
     @Test
+    void shouldClearTheLastErrorOnEverySuccessfulCallTheDataPathCallsToo() {
+        CmiSegment seg = newSegment(1);
+        CmiMapping m = ctx.segAt(seg, java.util.Set.of());
+        java.util.List<Runnable> calls = java.util.List.of(ctx::mb, ctx::rmb, ctx::wmb, () -> ctx.atmCas(m, 0, 0, 0), ctx::ctlInfo);
+        for (Runnable call : calls) {
+            assertCmiError(CmiError.INVAL, () -> ctx.segGet(0, java.util.Set.of())); // sets the thread's last error
+            call.run();
+            assertNull(Cmi.lastError(), "cmi_get_error after a successful call");
+        }
+        ctx.segDt(m);
+        ctx.segRemove(seg);
+    }
+
+    @Test
     void shouldRejectInitOnThreadAlreadyAssociatedWithAContext() {
         assertCmiError(CmiError.BOUND, () -> Cmi.init(V1_1));
         // The thread keeps its association.

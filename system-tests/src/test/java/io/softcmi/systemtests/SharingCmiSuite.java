@@ -89,6 +89,14 @@ abstract class SharingCmiSuite extends ReservationCmiSuite {
             assertCmiError(CmiError.INVAL, () -> ctx.segCheck(seg, range[0], range[1]), what);
             assertCmiError(CmiError.INVAL, () -> ctx.segRecover(seg, range[0], range[1]), what);
         }
+        long most = info().maxRecoSegsz();
+        if (info().maxSegSz() > most) { // a node whose segments may be larger than one call's range (the embedded one here)
+            CmiSegment large = newSegment(most / page + 1);
+            assertEquals(Optional.empty(), ctx.segCheck(large, page, most), "max_reco_segsz in one call");
+            assertCmiError(CmiError.INVAL, () -> ctx.segCheck(large, 0, most + page), "more than max_reco_segsz");
+            assertCmiError(CmiError.INVAL, () -> ctx.segRecover(large, 0, most + page), "more than max_reco_segsz");
+            ctx.segRemove(large);
+        }
         ContextThread other = otherContext();
         other.run(c -> {
             CmiSegment s = c.segFromId(seg.id());

@@ -37,7 +37,13 @@ final class Spawner {
     }
 
     static VmmcPid spawn(Vmmc v, String mainClass, String[] argv, VmmcNode node) {
-        int pid = v.directory.registerNext(node.name());
+        int pid;
+        try {
+            pid = v.directory.registerNext(node.name());
+        } catch (java.io.UncheckedIOException | IllegalStateException e) {
+            // no pid left on that host, or the session directory cannot be written
+            throw new VmmcException(VmmcResult.NO_SUCH_PROCESS, "cannot start " + mainClass + ": " + e.getMessage());
+        }
         Map<String, String> vmmc = new LinkedHashMap<>();
         vmmc.put("VMMCSESSION", v.session.name());
         vmmc.put("VMMCHOSTS", v.session.hostsSetting());

@@ -85,27 +85,47 @@ public final class Vmmc implements AutoCloseable {
 
     // ---- cluster and process information ----
 
-    /** Implements {@code vmmc_AllHosts}. @return every host of the cluster */
+    /**
+     * Implements {@code vmmc_AllHosts}.
+     *
+     * @return every host of the cluster
+     */
     public List<VmmcNode> allHosts() {
         return session.hosts();
     }
 
-    /** Implements {@code vmmc_SessionHosts}. @return the hosts of the current session */
+    /**
+     * Implements {@code vmmc_SessionHosts}.
+     *
+     * @return the hosts of the current session
+     */
     public List<VmmcNode> sessionHosts() {
         return session.hosts();
     }
 
-    /** Implements {@code vmmc_MyNode}. @return this process's node */
+    /**
+     * Implements {@code vmmc_MyNode}.
+     *
+     * @return this process's node
+     */
     public VmmcNode myNode() {
         return session.me();
     }
 
-    /** Implements {@code vmmc_MyPid}. @return this process's logical pid */
+    /**
+     * Implements {@code vmmc_MyPid}.
+     *
+     * @return this process's logical pid
+     */
     public VmmcPid myPid() {
         return new VmmcPid(session.pid());
     }
 
-    /** Implements {@code vmmc_MyHostName}. @return this process's host name */
+    /**
+     * Implements {@code vmmc_MyHostName}.
+     *
+     * @return this process's host name
+     */
     public String myHostName() {
         return session.me().name();
     }
@@ -133,32 +153,61 @@ public final class Vmmc implements AutoCloseable {
         return session.check(n).name();
     }
 
-    /** Implements {@code vmmc_EqualNodes}. @param a a node @param b a node @return whether they are the same node */
+    /**
+     * Implements {@code vmmc_EqualNodes}.
+     *
+     * @param a a node
+     * @param b a node
+     * @return whether they are the same node
+     */
     public boolean equalNodes(VmmcNode a, VmmcNode b) {
         return a != null && b != null && a.id() == b.id();
     }
 
-    /** Implements {@code vmmc_PageSize}. @return 4096 */
+    /**
+     * Implements {@code vmmc_PageSize}.
+     *
+     * @return 4096
+     */
     public int pageSize() {
         return PAGE;
     }
 
-    /** Implements {@code vmmc_WordSize}. @return 4 */
+    /**
+     * Implements {@code vmmc_WordSize}.
+     *
+     * @return 4
+     */
     public int wordSize() {
         return WORD;
     }
 
-    /** Implements {@code vmmc_Version}. @return {major, minor}: 2.0 */
+    /**
+     * Implements {@code vmmc_Version}.
+     *
+     * @return {major, minor}: 2.0
+     */
     public int[] version() {
         return new int[] {2, 0};
     }
 
-    /** Implements {@code vmmc_SetDebugLevel}: positive levels log every call at DEBUG. @param level the level */
+    /**
+     * Implements {@code vmmc_SetDebugLevel}: at a positive level each {@code ExportRecvBuf} and
+     * {@code ImportRecvBuf}, and any cleanup that failed, is logged ({@code System.Logger}
+     * {@code io.softcmi.vmmc}, INFO).
+     *
+     * @param level the level
+     */
     public void setDebugLevel(int level) {
         this.debugLevel = level;
     }
 
-    /** Implements {@code vmmc_ErrorStr}. @param code a result code @return its description */
+    /**
+     * Implements {@code vmmc_ErrorStr}.
+     *
+     * @param code a result code
+     * @return its description; for a number that is no result code, {@code vmmcErr_BadArg}'s
+     */
     public static String errorStr(int code) {
         return VmmcResult.of(code).errorStr();
     }
@@ -175,7 +224,8 @@ public final class Vmmc implements AutoCloseable {
      * Memory a receive buffer can live in: page aligned, zeroed, {@code nwords} words, freed when
      * this endpoint closes. It is the mapping of a CMI segment of this node ({@link ReceiveMemory}):
      * a buffer exported from its start receives messages straight into it, without the copy a
-     * buffer elsewhere costs on every message (unless it is {@link BufFlag#REDIRECTABLE}).
+     * buffer elsewhere costs on every message (unless it is {@link BufFlag#REDIRECTABLE}). When
+     * no segment can be made, it is plain memory of this process, which receives with that copy.
      *
      * @param nwords the size in words
      * @return the memory
@@ -221,7 +271,8 @@ public final class Vmmc implements AutoCloseable {
      * Implements {@code vmmc_UnexportRecvBuf}: withdraws the buffer from the directory (later
      * imports fail with BAD_RBUF_STATE), deletes its token (importers' further sends fail with
      * BAD_IBUF_STATE), waits until the messages accepted before that are in the buffer (unless
-     * called from a handler), and removes its segment; nothing arriving afterwards reaches the buffer.
+     * called from a handler; at most 10 s, after which it goes on and logs at debug level), and
+     * removes its segment; nothing arriving afterwards reaches the buffer.
      * It does not hold the endpoint while it waits, so a handler may export or unexport meanwhile.
      *
      * @param h the handle
@@ -248,7 +299,9 @@ public final class Vmmc implements AutoCloseable {
      * @param pid the exporter's pid
      * @param rbufid the buffer id
      * @return the import, with its DestSpace address and size
-     * @throws VmmcException NO_SUCH_NODE, NO_SUCH_PROCESS (never registered), BAD_RBUF_STATE
+     * @throws VmmcException NO_SUCH_NODE, NO_SUCH_PROCESS (a pid that is not positive at once; one
+     *         not registered in the session, or no longer, once {@code vmmc.importTimeoutMs} has
+     *         passed), BAD_RBUF_STATE
      *         (unexported, not exported in time, or CMI refuses the import), NO_PHYS_DEST_SPACE,
      *         NO_VIRT_DEST_SPACE, NO_MEM (CMI out of resources for the import: {@code CMI_ERR_NOMEM})
      */

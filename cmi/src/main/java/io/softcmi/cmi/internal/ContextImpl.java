@@ -403,11 +403,16 @@ final class ContextImpl implements CmiContext {
         return channel.call(new ControlMessage.CacheRsegGet(own(seg).id()), LongValue.class).value();
     }
 
+    /** The longest {@code CMI_CTL_RECONF_TOUT}: a day (every remote wait adds it to {@code System.nanoTime()}). */
+    static final Duration MAX_RECONF_TIMEOUT = Duration.ofDays(1);
+
     @Override
     public void ctlReconfTimeout(Duration timeout) {
         threads.enter(TraceFacility.CTRL, "cmi_ctl(CMI_CTL_RECONF_TOUT)");
-        if (Errors.checkNotNull(timeout, "timeout").isNegative() || timeout.isZero()) {
-            throw Errors.fail(CmiError.INVAL, "reconfiguration timeout must be positive: " + timeout);
+        if (Errors.checkNotNull(timeout, "timeout").isNegative() || timeout.isZero()
+                || timeout.compareTo(MAX_RECONF_TIMEOUT) > 0) {
+            throw Errors.fail(CmiError.INVAL, "reconfiguration timeout must be positive and at most "
+                + MAX_RECONF_TIMEOUT + ": " + timeout);
         }
         reconfTimeout = timeout;
     }

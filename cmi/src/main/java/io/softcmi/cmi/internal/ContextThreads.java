@@ -18,8 +18,11 @@ final class ContextThreads {
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     /** Guards joining against the end: {@link #join} and {@link #leave}. */
     private final Object lifecycle = new Object();
-    /** The last thread that passed the association check; a cache for the data-path calls. */
-    private Thread lastChecked;
+    /** The last thread that passed the association check, with its state; a cache for the data-path calls (immutable, so safely shared). */
+    private record Checked(Thread thread, ThreadState state) {
+    }
+
+    private Checked lastChecked;
     private volatile boolean ended;
 
     ContextThreads(ContextImpl context, Tracer tracer) {
@@ -68,7 +71,8 @@ final class ContextThreads {
             throw Errors.fail(ts.context == null ? CmiError.INIT : CmiError.INVAL,
                 "calling thread is not associated with this context (fini)");
         }
-        if (lastChecked == Thread.currentThread()) {
+        Checked c = lastChecked;
+        if (c != null && c.thread == Thread.currentThread()) {
             lastChecked = null;
         }
         ts.context = null;
@@ -131,15 +135,24 @@ final class ContextThreads {
         return ts;
     }
 
-    /** The association check for data-path calls ({@code atm_cas}, barriers): no ThreadLocal when cached. */
+    /**
+     * The association check for data-path calls ({@code atm_cas}, barriers), which clears the
+     * thread's last error as every other call does ({@code cmi_get_error}): no ThreadLocal when
+     * the calling thread was the last to pass it.
+     */
     void checkFast() {
         Thread t = Thread.currentThread();
-        if (t != lastChecked) {
-            ThreadState ts = ThreadState.current();
+        Checked c = lastChecked;
+        ThreadState ts;
+        if (c != null && c.thread == t) {
+            ts = c.state;
+        } else {
+            ts = ThreadState.current();
             if (ts.context != context) {
                 throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context");
             }
-            lastChecked = t;
+            lastChecked = new Checked(t, ts);
         }
+        ts.lastError = null;
     }
 }

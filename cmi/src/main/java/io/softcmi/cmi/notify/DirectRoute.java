@@ -28,7 +28,7 @@ public interface DirectRoute extends AutoCloseable {
      *     reached or did not acknowledge within the context's remote timeout
      * @throws IndexOutOfBoundsException if either range is outside the segment
      * @throws IllegalStateException if the route is closed
-     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the connection failed earlier
+     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the connection failed and connecting again fails
      */
     PendingPut putAndNotify(long offset, MemorySegment src, long notifyOffset, long value);
 
@@ -41,7 +41,7 @@ public interface DirectRoute extends AutoCloseable {
      * @return the pending outcome (as for {@link #putAndNotify})
      * @throws IndexOutOfBoundsException if the range is outside the segment
      * @throws IllegalStateException if the route is closed
-     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the connection failed earlier
+     * @throws io.softcmi.cmi.CmiAccessException TRANSIENT if the connection failed and connecting again fails
      */
     PendingPut put(long offset, MemorySegment src);
 

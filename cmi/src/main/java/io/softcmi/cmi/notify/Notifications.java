@@ -22,8 +22,10 @@ public final class Notifications {
      * Sends a notification to the creator of {@code mapping}'s segment.
      *
      * @param mapping a local attach or an attached import of the segment
-     * @param offset an offset in the segment; {@code offset + 8} must be within it (checked as an
-     *        8-byte store, no alignment needed)
+     * @param offset an offset in the segment; {@code offset + 8} must be within it (no alignment
+     *        needed; through an import it is checked as an 8-byte store; a local attach checks the
+     *        detach, the range and a read-only attach only, not {@code cmi_enb} nor a range in flux,
+     *        for nothing is stored)
      * @param value the value to deliver
      * @throws IllegalStateException if the mapping is detached
      * @throws IndexOutOfBoundsException if {@code offset} is out of range

@@ -25,8 +25,9 @@ public interface PendingPut {
     /**
      * @return after {@link #await} returned: the creator's unwritten notices at the home when
      *         this notification was queued (how far behind the creator is reading); 0 where
-     *         nothing was pipelined (a local attach, a cached import) or from a home that does
-     *         not report it
+     *         nothing was pipelined (a local attach, a cached import), from a home that does
+     *         not report it, and for a {@code DirectRoute}'s sends (the creator's process answers
+     *         them itself)
      */
     long creatorBacklog();
 }

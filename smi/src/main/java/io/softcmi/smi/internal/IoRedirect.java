@@ -31,6 +31,10 @@ public final class IoRedirect {
         if (err == null || out == null || in == null) {
             throw Errors.fail(SmiError.PARAM, "modes must not be null");
         }
+        if (err == IoMode.FILE && errParam == null || out == IoMode.FILE && outParam == null
+                || in == IoMode.FILE && inParam == null) {
+            throw Errors.fail(SmiError.PARAM, "a stream redirected to a file needs its file name");
+        }
         try {
             if (err == IoMode.FILE) {
                 System.setErr(new PrintStream(new FileOutputStream(errParam + "." + rank), true));
