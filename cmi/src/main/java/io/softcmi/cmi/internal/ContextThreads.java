@@ -18,11 +18,8 @@ final class ContextThreads {
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     /** Guards joining against the end: {@link #join} and {@link #leave}. */
     private final Object lifecycle = new Object();
-    /** The last thread that passed the association check, with its state; a cache for the data-path calls (immutable, so safely shared). */
-    private record Checked(Thread thread, ThreadState state) {
-    }
-
-    private Checked lastChecked;
+    /** The state of the last thread that passed the association check; a cache for the data-path calls. */
+    private ThreadState lastChecked;
     private volatile boolean ended;
 
     ContextThreads(ContextImpl context, Tracer tracer) {
@@ -71,8 +68,8 @@ final class ContextThreads {
             throw Errors.fail(ts.context == null ? CmiError.INIT : CmiError.INVAL,
                 "calling thread is not associated with this context (fini)");
         }
-        Checked c = lastChecked;
-        if (c != null && c.thread == Thread.currentThread()) {
+        ThreadState c = lastChecked;
+        if (c != null && c.owner == Thread.currentThread()) {
             lastChecked = null;
         }
         ts.context = null;
@@ -141,18 +138,16 @@ final class ContextThreads {
      * the calling thread was the last to pass it.
      */
     void checkFast() {
-        Thread t = Thread.currentThread();
-        Checked c = lastChecked;
-        ThreadState ts;
-        if (c != null && c.thread == t) {
-            ts = c.state;
-        } else {
+        ThreadState ts = lastChecked;
+        if (ts == null || ts.owner != Thread.currentThread()) {
             ts = ThreadState.current();
             if (ts.context != context) {
                 throw Errors.fail(CmiError.INIT, "calling thread is not associated with this context");
             }
-            lastChecked = new Checked(t, ts);
+            lastChecked = ts; // a ThreadState names its owner: a racing reader compares that, never a pair of fields
         }
-        ts.lastError = null;
+        if (ts.lastError != null) {
+            ts.lastError = null; // a load, not a store, on the data path's usual way (nothing failed)
+        }
     }
 }

@@ -10,9 +10,11 @@ import io.softcmi.cmi.CmiError;
 final class ThreadState {
     private static final ThreadLocal<ThreadState> CURRENT = ThreadLocal.withInitial(ThreadState::new);
 
+    /** The thread this state is of. */
+    final Thread owner = Thread.currentThread();
     /** The context this thread is associated with, or null. */
     ContextImpl context;
-    /** The last error of a failed call, null after a successful control call. */
+    /** The last error of a failed call, null after a successful call. */
     CmiError lastError;
     /** Whether this thread enabled access to remote segments. */
     boolean enabled;
