@@ -81,7 +81,10 @@ public interface SmiRegion {
      * @param size bytes
      * @return the start of the allocated area
      * @throws SmiException {@link SmiError#PARAM} for a non-collective region or without
-     *         {@code initMmu}; {@link SmiError#NOMEM} if no free area is large enough
+     *         {@code initMmu}; {@link SmiError#NOMEM} if no free area is large enough. Process 0
+     *         allocates: an error it meets (such as {@code PARAM} for a size below 1) is thrown
+     *         there as such, and as {@code NOMEM} on the other processes, which learn only that
+     *         the allocation failed
      */
     SmiAddress cmalloc(long size);
 
