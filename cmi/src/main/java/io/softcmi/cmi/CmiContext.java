@@ -207,7 +207,9 @@ public interface CmiContext extends AutoCloseable {
     void segSetToken(CmiSegment imported, CmiToken token);
 
     /**
-     * Implements {@code seg_ctl(CMI_SEG_STATUS)}: reports the status of a segment.
+     * Implements {@code seg_ctl(CMI_SEG_STATUS)}: reports the status of a segment. For an import
+     * the node asks the home and waits for its answer up to its suspicion time
+     * ({@code cmid --suspect-after}, between 200 ms and 2 s), then reports the proxy's own view.
      *
      * @param seg the segment
      * @return its status
