@@ -70,6 +70,18 @@ abstract class DirectViewCmiSuite extends SharingCmiSuite {
     }
 
     @Test
+    void shouldEndTheDirectViewWithTheContext() {
+        CmiSegment seg = newSegment(1);
+        CmiMapping mine = ctx.segAt(seg, Set.of());
+        ContextThread other = otherContext();
+        MemorySegment v = other.call(c -> DirectViews.view(c.segAt(c.segFromId(seg.id()), Set.of())));
+        v.set(LONG, 0, 4);
+        other.close(); // fini detaches everything
+        assertThrows(IllegalStateException.class, () -> v.get(LONG, 0), "a view outliving its context's fini");
+        assertEquals(4, mine.getLong(0), "the segment and the creator's attach live on");
+    }
+
+    @Test
     void shouldNeedAnEnabledThreadToMakeADirectViewAndNotToUseIt() {
         CmiSegment seg = newSegment(1);
         CmiMapping m = ctx.segAt(seg, Set.of());
