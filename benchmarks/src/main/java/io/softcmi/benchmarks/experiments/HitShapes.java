@@ -119,8 +119,13 @@ public final class HitShapes {
         }
 
         private long slowPath(long off) {
+            return call(slow, off);
+        }
+
+        /** A slow path through its handle, which the JIT does not inline into the hit. */
+        private long call(MethodHandle path, long off) {
             try {
-                return (long) slow.invokeExact(this, off);
+                return (long) path.invokeExact(this, off);
             } catch (Throwable t) {
                 throw new IllegalStateException(t);
             }
@@ -150,15 +155,8 @@ public final class HitShapes {
                     return (long) LONGS.get(d, at);
                 }
             }
-            try {
-                return (long) tableSlowHandle.invokeExact(this, off);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            return call(tableSlowHandle, off);
         }
-
-
-
 
 
         private final byte[] heapImage = new byte[MIB];
@@ -187,18 +185,13 @@ public final class HitShapes {
             return (long) LONGS.get(heapImage, (int) off);
         }
 
-
         long heapImagedHint(long off) {
             ImageHint h = imageHint;
             if (h.owner == Thread.currentThread() && (boolean) CURRENT.get(h.epoch)
                     && Long.compareUnsigned(off, MIB - 8) <= 0 && h.present[(int) (off >>> LINE_SHIFT)] != 0) {
                 return (long) LONGS.get(h.image, (int) off);
             }
-            try {
-                return (long) imageSlowHandle.invokeExact(this, off);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            return call(imageSlowHandle, off);
         }
 
         long heapImagedOpaque(long off) {
@@ -207,11 +200,7 @@ public final class HitShapes {
                     && Long.compareUnsigned(off, MIB - 8) <= 0 && h.present[(int) (off >>> LINE_SHIFT)] != 0) {
                 return (long) OPAQUE_LONGS.getOpaque(h.segment, off);
             }
-            try {
-                return (long) imageSlowHandle.invokeExact(this, off);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            return call(imageSlowHandle, off);
         }
 
         long heapImagedOpaqueEpoch(long off) {
@@ -220,14 +209,8 @@ public final class HitShapes {
                     && Long.compareUnsigned(off, MIB - 8) <= 0 && h.present[(int) (off >>> LINE_SHIFT)] != 0) {
                 return (long) LONGS.get(h.image, (int) off);
             }
-            try {
-                return (long) imageSlowHandle.invokeExact(this, off);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            return call(imageSlowHandle, off);
         }
-
-
 
         long tabledVolatile(long off) {
             TableHint h = tableHint;
@@ -239,11 +222,7 @@ public final class HitShapes {
                     return (long) LONGS.get(d, at);
                 }
             }
-            try {
-                return (long) tableSlowHandle.invokeExact(this, off);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            return call(tableSlowHandle, off);
         }
 
         long imagedVolatile(long off) {
@@ -298,11 +277,6 @@ public final class HitShapes {
         }
         return s;
     }
-
-
-
-
-
 
 
     private static long sumHeapImageHint(Mapping m) {

@@ -35,9 +35,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * count is 3 to 4 by itself (measured 2026-11-27: with that rule the thread never polled). The
  * poll ends before the frames are served, so a handler that waits for its own answers may poll.
  *
- * <p>The port is bounded ({@link InletHost#maxAcceptedConnections}, {@link InletHost#helloTimeoutNanos}):
- * a connection another process opened that does not say HELLO in time is dropped, and at the
- * bound the oldest without a HELLO gives way to a new one, which is refused if every one has.
+ * <p>The port is bounded ({@link InletAdmission}): a connection another process opened that does
+ * not say HELLO in time is dropped, and at the bound the oldest without a HELLO gives way to a new
+ * one, which is refused if every one has.
  */
 final class InletServer implements Runnable {
     /** Longest poll after traffic before the thread blocks in its selector. */
@@ -74,14 +74,8 @@ final class InletServer implements Runnable {
     private long blockedFor = -1;
     /** The connection of the last traffic, which the poll loop reads directly; null if none. */
     private SelectionKey lastKey;
-    /** Accepted connections (other processes opened them) not dropped yet (server thread). */
-    private int acceptedLive;
-    /** Accepted connections in the order they came, until they said HELLO or were dropped (server thread). */
-    private final java.util.ArrayDeque<InletConnection> awaitingHello = new java.util.ArrayDeque<>();
-    /** Connections refused because {@link InletHost#maxAcceptedConnections} held HELLO already. */
-    private volatile long refusedConnections;
-    /** Accepted connections dropped for not saying HELLO in time, or for a newer one at the bound. */
-    private volatile long droppedWithoutHello;
+    /** Which connections other processes opened the port keeps (server thread). */
+    private final InletAdmission admission;
     /** Notifications of stored frames not yet handed to the inbox (server thread only). */
     private final java.util.ArrayDeque<Queued> queued = new java.util.ArrayDeque<>();
     private boolean delivering;
@@ -107,6 +101,7 @@ final class InletServer implements Runnable {
         byte[] ep = endpoint().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.hello = ByteBuffer.allocate(8 + address.length + ep.length).order(ByteOrder.LITTLE_ENDIAN)
             .putInt(address.length).put(address).putInt(ep.length).put(ep).flip().asReadOnlyBuffer();
+        this.admission = new InletAdmission(context, this::drop);
         this.thread = Thread.ofPlatform().daemon().name("softcmi-inlet-" + context.name()).unstarted(this);
     }
 
@@ -330,7 +325,7 @@ final class InletServer implements Runnable {
         try {
             while (!closed) {
                 registerAdopted();
-                dropLateHellos(System.nanoTime());
+                admission.dropLateHellos(System.nanoTime());
                 int ready = selector.selectNow();
                 if (ready == 0) {
                     ready = pollThenBlock();
@@ -481,84 +476,27 @@ final class InletServer implements Runnable {
         selector.selectedKeys().clear();
     }
 
-    /**
-     * Accepts the connections other processes opened, within {@link InletHost#maxAcceptedConnections}:
-     * at the bound, the oldest that has not said HELLO is dropped for the new one; if every one
-     * has, the new one is closed at once (docs/notifications.md, "Direct delivery").
-     */
+    /** Accepts the connections other processes opened that {@link InletAdmission} lets in. */
     private void accept() throws IOException {
         SocketChannel ch;
         while ((ch = server.accept()) != null) {
-            if (acceptedLive >= context.maxAcceptedConnections() && countAccepted() >= context.maxAcceptedConnections()
-                    && !dropOldestWithoutHello()) {
-                refusedConnections = refusedConnections + 1;
+            if (!admission.admit(selector.keys())) {
                 ch.close();
                 continue;
             }
             try {
                 InletConnection c = RouteConnection.accepted(ch, this, hello);
                 register(c);
-                c.acceptedAt = System.nanoTime();
-                acceptedLive++;
-                awaitingHello.add(c);
+                admission.accepted(c);
             } catch (IOException e) {
                 ch.close();
             }
         }
     }
 
-    /**
-     * Counts the accepted connections still registered (a connection whose route side closed it
-     * leaves without {@link #drop}), and corrects {@link #acceptedLive} with it.
-     */
-    private int countAccepted() {
-        int n = 0;
-        for (SelectionKey k : selector.keys()) {
-            if (k.isValid() && k.attachment() instanceof InletConnection c && c.acceptedAt != 0) {
-                n++;
-            }
-        }
-        acceptedLive = n;
-        return n;
-    }
-
-    /** @return whether a connection that had not said HELLO was dropped to make room */
-    private boolean dropOldestWithoutHello() {
-        InletConnection c;
-        while ((c = awaitingHello.poll()) != null) {
-            if (!c.helloed() && c.key != null && c.key.isValid()) {
-                droppedWithoutHello = droppedWithoutHello + 1;
-                drop(c.key, new IOException("no HELLO before a newer connection at the bound"));
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Drops the accepted connections that have not said HELLO within {@link InletHost#helloTimeoutNanos}. */
-    private void dropLateHellos(long now) {
-        InletConnection c;
-        while ((c = awaitingHello.peek()) != null) {
-            if (c.helloed() || c.key == null || !c.key.isValid()) {
-                awaitingHello.poll();
-            } else if (now - c.acceptedAt > context.helloTimeoutNanos()) {
-                awaitingHello.poll();
-                droppedWithoutHello = droppedWithoutHello + 1;
-                drop(c.key, new IOException("no HELLO in time"));
-            } else {
-                return;
-            }
-        }
-    }
-
-    /** @return connections refused at the bound, every one open having said HELLO */
-    long refusedConnections() {
-        return refusedConnections;
-    }
-
-    /** @return accepted connections dropped without a HELLO (too late, or for a newer one at the bound) */
-    long droppedWithoutHello() {
-        return droppedWithoutHello;
+    /** @return the port's admission, for its counters */
+    InletAdmission admission() {
+        return admission;
     }
 
     /** Registers the connections this context's routes opened (server thread). */
@@ -583,9 +521,6 @@ final class InletServer implements Runnable {
         if (k.attachment() instanceof InletConnection c) {
             c.route.fail(io.softcmi.cmi.CmiAccessError.TRANSIENT);
             endpoints.dropped(c.route);
-            if (c.acceptedAt != 0 && k.isValid()) {
-                acceptedLive--;
-            }
         }
         k.cancel();
         try {

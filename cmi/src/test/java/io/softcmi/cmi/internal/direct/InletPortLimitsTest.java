@@ -102,11 +102,11 @@ class InletPortLimitsTest {
         Route r = sender.routeTo(creator);
         r.putAndNotify(0, MemorySegment.ofArray(new long[] {7}), 0, 7).await();
         assertTrue(closedByInlet(s), "a connection without a HELLO stays open");
-        assertEquals(1, awaitCount(server(creator)::droppedWithoutHello, 1));
+        assertEquals(1, awaitCount(server(creator).admission()::droppedWithoutHello, 1));
         Thread.sleep(400); // past the deadline for the route's connection too: it said HELLO
         r.putAndNotify(8, MemorySegment.ofArray(new long[] {8}), 8, 8).await();
         assertEquals(8, creator.data.get(ValueLayout.JAVA_LONG, 8));
-        assertEquals(1, server(creator).droppedWithoutHello());
+        assertEquals(1, server(creator).admission().droppedWithoutHello());
     }
 
     /** Says HELLO on {@code s} as a route's process does, with {@code proof} as the server's key (null: none). */
@@ -140,7 +140,7 @@ class InletPortLimitsTest {
         creator.maxAccepted = 1; // the proved connection holds the bound: a new one is refused
         Socket late = silent(creator);
         assertTrue(closedByInlet(late));
-        assertEquals(1, awaitCount(server(creator)::refusedConnections, 1));
+        assertEquals(1, awaitCount(server(creator).admission()::refused, 1));
     }
 
     @Test
@@ -157,8 +157,8 @@ class InletPortLimitsTest {
         assertEquals(5, creator.data.get(ValueLayout.JAVA_LONG, 0));
         assertTrue(closedByInlet(first), "the oldest connection without a HELLO was kept");
         assertTrue(stillOpen(second, 200) && stillOpen(third, 200), "a newer one was dropped instead");
-        assertEquals(1, server(creator).droppedWithoutHello());
-        assertEquals(0, server(creator).refusedConnections());
+        assertEquals(1, server(creator).admission().droppedWithoutHello());
+        assertEquals(0, server(creator).admission().refused());
     }
 
     @Test
@@ -171,7 +171,7 @@ class InletPortLimitsTest {
         b.routeTo(creator).putAndNotify(8, MemorySegment.ofArray(new long[] {2}), 8, 2).await();
         Socket late = silent(creator);
         assertTrue(closedByInlet(late), "a third connection was kept at a bound of two");
-        assertEquals(1, awaitCount(server(creator)::refusedConnections, 1));
+        assertEquals(1, awaitCount(server(creator).admission()::refused, 1));
         a.routeTo(creator).putAndNotify(16, MemorySegment.ofArray(new long[] {3}), 16, 3).await();
         assertEquals(3, creator.data.get(ValueLayout.JAVA_LONG, 16), "a route that said HELLO keeps its connection");
     }
